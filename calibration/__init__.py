@@ -1,0 +1,1 @@
+"""Table homography and zone layouts (to come: issue 3)."""

@@ -1,0 +1,1 @@
+"""The web server, pages and command line of Hearthtop Companion."""

@@ -1,0 +1,110 @@
+"""The `hearthtop-companion` command line.
+
+Every user mistake (a bad log line, an unknown hero, a missing file) is one line on stderr
+and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from importlib.resources import files
+from pathlib import Path
+
+from tracker.engine import EngineError, Game
+from tracker.events import LogError, iter_log
+from tracker.narrate import describe_event
+
+EXIT_USAGE = 2
+SAMPLE_LOG = files("tracker") / "samples" / "demo_game.jsonl"
+
+
+def replay_log(path: Path, *, on_event=None) -> Game:
+    """Fold the engine over a log; LogError names the line of a bad or impossible event."""
+    game = Game()
+    for number, event in iter_log(path):
+        try:
+            alerts = game.apply(event)
+        except EngineError as error:
+            raise LogError(f"{path}:{number}: {error}") from None
+        if on_event:
+            on_event(game, event, alerts)
+    if game.table is None:
+        raise LogError(f"{path}: the log holds no events")
+    return game
+
+
+def _replay(args: argparse.Namespace) -> int:
+    game = replay_log(Path(args.log))
+    if args.json:
+        print(json.dumps(game.state(), indent=2))
+    else:
+        print(_summary(game))
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.source is not None:
+        raise LogError("live sources need the camera pipeline, which is not built yet; "
+                       "run with no --source to replay the bundled demo game")
+
+    def show(game: Game, event, alerts) -> None:
+        print(describe_event(game, event))
+        for alert in alerts:
+            print(f"    ! {alert.code}: {alert.message}")
+
+    game = replay_log(Path(str(SAMPLE_LOG)), on_event=show)
+    print()
+    print(_summary(game))
+    return 0
+
+
+def _summary(game: Game) -> str:
+    state = game.state()
+    lines = [f"turn {state['turn']}, deck {state['deck']}, discard {state['discard']}"
+             + (", deck empty" if state["deck_empty"] else "")]
+    for player, side in state["players"].items():
+        minions = " ".join(f"{m['id']}({m['attack']}/{m['health']})" for m in side["minions"])
+        weapon = side["weapon"]
+        lines.append(
+            f"{player} {side['name']}: {side['health']} health, {side['armor']} armor, "
+            f"{side['crystals']} crystals, {side['hand']} in hand"
+            + (f", weapon {weapon['attack']}/{weapon['durability']}" if weapon else "")
+            + (f", minions {minions}" if minions else ""))
+    if state["over"]:
+        winner = state["winner"]
+        lines.append("game over: " + ("a draw" if winner == "draw" else f"{winner} wins"))
+    return "\n".join(lines)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hearthtop-companion",
+        description="Score keeper for Hearthtop, the tabletop Hearthstone played with a normal "
+                    "deck.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    replay = commands.add_parser("replay", help="replay an event log and print the game state")
+    replay.add_argument("log", help="event log, one JSON event a line")
+    replay.add_argument("--json", action="store_true", help="print the state as JSON")
+    replay.set_defaults(handler=_replay)
+    run = commands.add_parser("run", help="run the companion (no source: the bundled demo game)")
+    run.add_argument("--source", help="camera index, video file, stream URL or image folder")
+    run.set_defaults(handler=_run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.handler(args)
+    except LogError as error:
+        print(f"hearthtop-companion: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Shipped ONNX models and their training code (to come: issue 3)."""

@@ -1,0 +1,1 @@
+"""Card ids, the Hearthtop rules engine, hero definitions and the event log."""

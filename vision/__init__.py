@@ -1,0 +1,1 @@
+"""Capture, card detection and classification (to come: issue 3)."""
