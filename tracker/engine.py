@@ -107,7 +107,7 @@ class Game:
         if self.table is None:
             raise EngineError("the log must begin with a new_game event")
         if self.phase == "mulligan" and not isinstance(event, Mulligan | Markers):
-            self._begin_play()
+            self.begin()
         alerts = self.check(event)
         self.events.append(event)
         self.alerts.extend(alerts)
@@ -123,7 +123,7 @@ class Game:
             return []
         if self.phase == "mulligan" and not isinstance(event, Mulligan | Markers):
             ahead = self.copy()
-            ahead._begin_play()
+            ahead.begin()
             return ahead.check(event)
         index = len(self.events)
         if self.over:
@@ -171,7 +171,11 @@ class Game:
         for _ in range(count):
             self.table.draw(event.player)
 
-    def _begin_play(self) -> None:
+    def begin(self) -> None:
+        """End the mulligan phase: set-aside cards go back, and p1's first turn begins.
+        Any event other than a mulligan does this by itself."""
+        if self.phase != "mulligan":
+            return
         self.table.shuffle_in(self.table.set_aside)
         self.table.set_aside = []
         self.phase = "play"
