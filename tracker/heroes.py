@@ -7,6 +7,7 @@ triggers. The words are implemented once, in `tracker.effects`; docs/heroes.md l
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass, field
 from functools import cache
@@ -315,26 +316,44 @@ def _check_references(hero: Hero, reader: _Reader) -> None:
                 raise reader.fail("totems", "Totemic Call needs four totems, one a suit")
 
 
+def hero_dirs() -> tuple[Path, ...]:
+    """The built-in heroes, then the folders in $HEARTHTOP_HEROES (separated like PATH),
+    whose files add heroes or replace a built-in one of the same file name."""
+    extra = os.environ.get("HEARTHTOP_HEROES", "")
+    return (HEROES_DIR, *(Path(p) for p in extra.split(os.pathsep) if p))
+
+
+def all_heroes(directories: tuple[Path, ...] | None = None) -> dict[str, Hero]:
+    """Every hero, by each of its names (hero and class)."""
+    return _load(directories or hero_dirs())
+
+
 @cache
-def all_heroes(directory: Path = HEROES_DIR) -> dict[str, Hero]:
-    """Every hero in `directory`, by each of its names (hero and class)."""
+def _load(directories: tuple[Path, ...]) -> dict[str, Hero]:
+    by_key: dict[str, Hero] = {}
+    for directory in directories:
+        if not Path(directory).is_dir():
+            raise HeroError(f"hero folder {directory} does not exist")
+        for path in sorted(Path(directory).glob("*.toml")):
+            hero = load_hero_file(path)
+            by_key[hero.key] = hero
     heroes: dict[str, Hero] = {}
-    for path in sorted(Path(directory).glob("*.toml")):
-        hero = load_hero_file(path)
-        for name in (hero.key, hero.hero_class):
+    for hero in by_key.values():
+        for name in dict.fromkeys((hero.key, hero.hero_class)):
             if name in heroes:
-                raise HeroError(f"{path.name}: the name {name!r} is taken by {heroes[name].key}")
+                raise HeroError(f"{hero.key}.toml: the name {name!r} is taken by "
+                                f"{heroes[name].key}")
             heroes[name] = hero
     return heroes
 
 
-def hero_names(directory: Path = HEROES_DIR) -> list[str]:
-    return sorted({h.key for h in all_heroes(directory).values()})
+def hero_names(directories: tuple[Path, ...] | None = None) -> list[str]:
+    return sorted({h.key for h in all_heroes(directories).values()})
 
 
-def get_hero(name: str, directory: Path = HEROES_DIR) -> Hero:
+def get_hero(name: str, directories: tuple[Path, ...] | None = None) -> Hero:
     """A hero by hero or class name (`jaina` or `mage`), case-insensitive."""
-    heroes = all_heroes(directory)
+    heroes = all_heroes(directories)
     hero = heroes.get(str(name).strip().lower())
     if hero is None:
         choices = ", ".join(sorted(heroes))
