@@ -110,6 +110,9 @@ class Ability:
     on_friendly_summon: tuple[Effect, ...] = ()
     on_end_of_turn: tuple[Effect, ...] = ()
 
+    def __deepcopy__(self, memo: dict) -> Ability:
+        return self  # immutable: a copied game shares its definitions
+
 
 @dataclass(frozen=True)
 class Hero:
@@ -123,6 +126,9 @@ class Hero:
     secret_rank: str | None = None
     tokens: dict[str, Ability] = field(default_factory=dict)
     totems: dict[str, Ability] = field(default_factory=dict)  # suit -> totem
+
+    def __deepcopy__(self, memo: dict) -> Hero:
+        return self
 
     def spell(self, rank: str, suit: str) -> Ability:
         return self.secrets[suit] if rank == self.secret_rank else self.ranks[rank]
