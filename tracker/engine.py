@@ -66,6 +66,7 @@ class Game:
         self._entered = 0
         self._tokens = 0
         self._dead: dict[str, _Dead] = {}
+        self._new_targets: set[str] = set()  # Noble Sacrifice's Defender, for the next attack
 
     # --- construction --------------------------------------------------------------
     @classmethod
@@ -114,6 +115,8 @@ class Game:
         if self.over or any(a.code == "card_in_play" for a in alerts):
             return alerts
         getattr(self, f"_do_{event.type}")(event)
+        if not isinstance(event, SecretRevealed | Markers):
+            self._new_targets = set()
         self._check_heroes()
         return alerts
 
@@ -128,7 +131,7 @@ class Game:
         index = len(self.events)
         if self.over:
             return [make_alert("game_over", index, f"the game was already over; "
-                                                   f"{event.type} ignored")]
+                                                   f"{_event_words(event)} ignored")]
         found = getattr(self, f"_check_{event.type}", lambda _: [])(event)
         return [make_alert(code, index, message) for code, message in found]
 
@@ -283,8 +286,10 @@ class Game:
         if name == "target_friendly_demon":
             ref = self.find(ctx.targets[0]) if ctx.targets else None
             return isinstance(ref, Minion) and ref.owner == ctx.player and ref.tribe == "demon"
-        if name == "target_died":
-            return bool(ctx.targets) and all(self.find(t) is None for t in ctx.targets)
+        if name == "target_died":  # deaths come after the whole effect: doomed counts
+            refs = [self.find(t) for t in ctx.targets]
+            return bool(refs) and all(r is None or (isinstance(r, Minion) and self.doomed(r))
+                                      for r in refs)
         raise EngineError(f"unknown condition {name!r}")
 
     # --- numbers the rules compute ------------------------------------------------------
@@ -478,27 +483,41 @@ class Game:
             while deck and (not cards or cards[-1][-1] in present):
                 cards.append(deck.popleft())
             return cards
+        # Check every card before moving any: an unseen card can only be one of the deck's
+        # unseen cards, never one taken from the discard pile or a hand.
+        unseen = list(deck).count(None)
         for card in revealed:
             place = self.table.where(card)
             if place not in (None, "deck"):
                 raise EngineError(f"revealed card {card} is not in the draw deck ({place})")
-            if not self.table.pull(card if place == "deck" else None):
-                raise EngineError("more cards revealed than the draw deck holds")
+            unseen -= place is None
+        if len(set(revealed)) != len(revealed):
+            raise EngineError("a card is revealed twice")
+        if unseen < 0:
+            raise EngineError("more cards revealed than the draw deck holds")
+        for card in revealed:
+            self.table.pull(card if self.table.where(card) == "deck" else None)
         return list(revealed)
 
     # --- resolving abilities ---------------------------------------------------------
     def _resolve(self, ctx: Context, effects: Iterable[Effect]) -> None:
+        """Resolve the effects in order; deaths are checked once, after the whole effect
+        (heroes.md §4.3): a Deathrattle's summon is not hit by the rest of the spell."""
         for effect in effects:
             if ctx.holds(self, effect):
                 WORDS[effect.word](self, ctx, effect)
-                self.settle()
+        self.settle()
+
+    @staticmethod
+    def doomed(minion: Minion) -> bool:
+        """Destroyed, or damaged to 0 Health, by the effect being resolved."""
+        return minion.destroyed or len(minion.damage) + minion.pending >= minion.max_health
 
     def settle(self) -> None:
         """Mark damage on survivors, destroy the dead, then run deathrattles, until calm."""
         while True:
             everyone = [m for p in PLAYERS for m in self.sides[p].minions]
-            dying = [m for m in everyone
-                     if m.destroyed or len(m.damage) + m.pending >= m.max_health]
+            dying = [m for m in everyone if self.doomed(m)]
             for minion in dying:
                 minion.pending = 0
                 self._leave(minion)
@@ -694,10 +713,12 @@ class Game:
                                              f"{side.mana} mana available"))
         words = {e.word for e in power.effects}
         if words <= {"summon", "totemic_call"} and len(side.minions) >= MAX_MINIONS:
-            found.append(("board_full", f"{power.name} with {MAX_MINIONS} minions in play"))
+            found.append(("board_full", f"{player} used {power.name} with {MAX_MINIONS} "
+                                        "minions already in play"))
         if "totemic_call" in words and len({m.totem_suit for m in side.minions
                                             if m.totem_suit}) >= len(side.hero.totems):
-            found.append(("totems_complete", f"{power.name} with all totems in play"))
+            found.append(("totems_complete", f"{player} used {power.name} with all "
+                                             f"{len(side.hero.totems)} totems in play"))
         return found + self._check_targets(player, power, event.targets, False, power.name)
 
     def _do_hero_power(self, event: HeroPower) -> None:
@@ -742,7 +763,7 @@ class Game:
                                               "attacked"))
         taunts = [m.id for m in self.sides[self.owner(target)].minions
                   if "taunt" in m.keywords and not m.stealthed]
-        if taunts and self._ident(target) not in taunts:
+        if taunts and self._ident(target) not in [*taunts, *self._new_targets]:
             found.append(("taunt", f"{name} attacked {event.target} past Taunt "
                                    f"({', '.join(taunts)})"))
         return found
@@ -816,8 +837,11 @@ class Game:
         else:
             self._take_from_hand(player, card)
         target = event.targets[0] if event.targets else None
+        before = {m.id for m in side.minions}
         self._resolve(Context(player, secret, card=card, trigger=target, targets=event.targets),
                       secret.effects)
+        if secret.trigger == "enemy_attacks":  # Noble Sacrifice: the summon is the new target
+            self._new_targets |= {m.id for m in side.minions} - before
         self.table.shuffle_in([card])
 
     # --- what the camera counts -------------------------------------------------------
@@ -883,6 +907,17 @@ class Game:
             "exhausted": self.exhausted(minion), "frozen": self.frozen(minion),
             "attacked": minion.attacks > 0, "damage": len(minion.damage),
         }
+
+
+def _event_words(event: Event) -> str:
+    """An event named for a message: "p2's play of 6H", "6H's attack", "the end of turn"."""
+    noun = {"hero_power": "hero power", "secret_revealed": "secret reveal",
+            "end_turn": "end of turn", "concede": "concession",
+            "markers": "marker count"}.get(event.type, event.type)
+    who = getattr(event, "player", None) or getattr(event, "attacker", None)
+    words = f"{who}'s {noun}" if who else f"the {noun}"
+    card = getattr(event, "card", None)
+    return f"{words} of {card}" if card else words
 
 
 def _describe(place: str) -> str:
