@@ -96,3 +96,11 @@ def test_docs_list_every_effect_word_selector_condition_and_trigger():
 def test_docs_list_every_alert_code():
     documented = set(re.findall(r"^\| `(\w+)` \|", (DOCS / "alerts.md").read_text(), re.M))
     assert documented == set(CODES)
+
+
+def test_each_ruling_cites_tests_that_exist():
+    tests = Path(__file__).parent
+    defined = set(re.findall(r"^def (test_\w+)", "\n".join(
+        p.read_text() for p in tests.glob("test_*.py")), re.M))
+    cited = set(re.findall(r"\b(test_\w+)\b", (DOCS / "rulings.md").read_text()))
+    assert cited and cited <= defined, sorted(cited - defined)

@@ -599,7 +599,9 @@ def test_drawing_from_the_empty_deck_ends_the_game_after_that_turn():
     t = start("jaina", "garrosh", turn=43)
     assert t.deck == 0 and t.state["deck_empty"] is False  # the last card was drawn
     t.power("p1", target="p2")
+    hand = t.side("p2")["hand"]
     t.end_turn()  # the game goes on: p2 cannot draw
+    assert t.side("p2")["hand"] == hand  # no card is drawn
     state = t.state
     assert (state["turn"], state["over"], state["deck_empty"]) == (44, False, True)
     assert t.play("p2", "6H") == []  # p2 still plays out the turn
@@ -826,3 +828,15 @@ def test_ledger_holds_through_the_end_of_the_deck():
             t.end_turn()
             assert t.ledger_total() == 53
     assert t.state["over"]
+
+
+def test_an_event_that_cannot_apply_changes_nothing():
+    # Totemic Call naming more cards than the deck holds is refused whole: the mana and
+    # the once-a-turn hero power are not spent, and the log does not keep the event.
+    from tracker.engine import EngineError
+
+    t = start("thrall", "garrosh", turn=3)
+    before = t.state
+    with pytest.raises(EngineError, match="revealed"):
+        t.power("p1", revealed=["AH", "AH"])
+    assert t.state == before and len(t.game.events) == 3

@@ -114,7 +114,12 @@ class Game:
         self.alerts.extend(alerts)
         if self.over or any(a.code == "card_in_play" for a in alerts):
             return alerts
-        getattr(self, f"_do_{event.type}")(event)
+        try:
+            getattr(self, f"_do_{event.type}")(event)
+        except EngineError:
+            # The event makes no sense on this table: leave the game as it was before it.
+            self.__dict__.update(Game.replay(self.events[:-1]).__dict__)
+            raise
         if not isinstance(event, SecretRevealed | Markers):
             self._new_targets = set()
         self._check_heroes()
