@@ -840,3 +840,15 @@ def test_an_event_that_cannot_apply_changes_nothing():
     with pytest.raises(EngineError, match="revealed"):
         t.power("p1", revealed=["AH", "AH"])
     assert t.state == before and len(t.game.events) == 3
+
+
+def test_a_card_known_to_be_elsewhere_swaps_places_with_a_hand_card():
+    # 6H was dealt to p2; p1 plays it anyway. The card is on the table, every pile keeps its
+    # count (p1's hand gives a card to the place 6H left), and no card is in two places.
+    t = start("jaina", "garrosh", deck=deck_for(p2=["6H"]))
+    hands = t.side("p1")["hand"], t.side("p2")["hand"]
+    assert t.play("p1", "6H") == ["card_not_in_hand"]
+    assert t.minion_ids("p1") == ["6H"]
+    assert (t.side("p1")["hand"], t.side("p2")["hand"]) == (hands[0] - 1, hands[1])
+    known = t.game.table.known_cards()
+    assert len(known) == len(set(known)) == 53 and t.ledger_total() == 53
