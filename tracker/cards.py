@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
 SUITS = ("S", "H", "D", "C")
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
@@ -53,6 +54,7 @@ class Card:
         return self.cost
 
 
+@cache  # 53 possible answers; the engine asks often
 def parse_card(text: str) -> Card:
     """Parse a card id of the 52-card deck (not the joker, a back or a token)."""
     if not isinstance(text, str) or len(text) < 2:

@@ -78,7 +78,13 @@ class Game:
         return game
 
     def copy(self) -> Game:
-        return copy.deepcopy(self)
+        """An independent game; events and alerts are immutable, so they are shared."""
+        clone = copy.copy(self)
+        clone.table = copy.deepcopy(self.table)
+        clone.events, clone.alerts = list(self.events), list(self.alerts)
+        clone._dead = copy.deepcopy(self._dead)
+        clone._new_targets = set(self._new_targets)
+        return clone
 
     def pop(self) -> Event:
         """Undo the last event and return it."""
