@@ -852,3 +852,14 @@ def test_a_card_known_to_be_elsewhere_swaps_places_with_a_hand_card():
     assert (t.side("p1")["hand"], t.side("p2")["hand"]) == (hands[0] - 1, hands[1])
     known = t.game.table.known_cards()
     assert len(known) == len(set(known)) == 53 and t.ledger_total() == 53
+
+
+def test_revealing_a_card_that_is_the_opponents_secret_is_not_applied():
+    # Both mages: p2's face-down K♥ cannot also be p1's secret. Nothing moves.
+    t = start("jaina", "jaina", turn=6)
+    assert t.play("p2", "KH") == []
+    before = t.state
+    assert t.reveal("p1", "KH") == ["card_in_play"]
+    after = t.state
+    assert after["players"] == before["players"] and after["deck"] == before["deck"]
+    assert t.ledger_total() == 53

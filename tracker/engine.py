@@ -642,6 +642,8 @@ class Game:
         """Move the played card out of wherever it physically is (normally the hand)."""
         side = self.sides[player]
         place = self.table.where(card)
+        if place and place.startswith("play:"):
+            return  # checked before: a card on the table is not played again
         if place == f"hand:{player}" or place == "discard":
             (side.hand if place.startswith("hand") else self.table.discard).remove(card)
         elif place is None:
@@ -813,6 +815,10 @@ class Game:
         found = []
         if secret is None:
             return [("not_a_secret", f"{card} is not a secret of {self.sides[player].hero.name}")]
+        place = self.table.where(card)
+        if place and place.startswith("play:") and card not in self.sides[player].secrets:
+            return [("card_in_play", f"{player} revealed {card}, which is on the table as "
+                                     f"{_in_play_words(self, card)}")]
         if card not in self.sides[player].secrets:
             found.append(("not_a_secret", f"{player} revealed {card} ({secret.name}), which was "
                                           "never set as a secret"))
@@ -929,6 +935,18 @@ def _event_words(event: Event) -> str:
     words = f"{who}'s {noun}" if who else f"the {noun}"
     card = getattr(event, "card", None)
     return f"{words} of {card}" if card else words
+
+
+def _in_play_words(game: Game, card: str) -> str:
+    for player, side in game.sides.items():
+        if card in side.secrets:
+            return f"{player}'s secret"
+        if side.weapon and side.weapon.card == card:
+            return f"{player}'s weapon"
+        for minion in side.minions:
+            if card in [minion.card, *(c for c, _, _ in minion.face_up)]:
+                return f"a card of {player}'s minion {minion.id}"
+    return "another card"
 
 
 def _describe(place: str) -> str:
