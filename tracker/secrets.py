@@ -2,8 +2,9 @@
 
 A secret resolves when its owner reveals it (`secret_revealed`). The log puts a "when"
 secret just before the event it answers and an "after" secret just after it. This module
-says which secrets an event sets off, from the trigger each hero file names; the bot uses it
-to play whole games, and it tells a player that a secret should have gone off.
+says which secrets an event sets off, from the trigger each hero file names. The bot uses it
+to play whole games; the tracker will use it to ask the players about a secret that should
+have gone off but was not turned over.
 """
 
 from __future__ import annotations
