@@ -9,19 +9,21 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib.resources import files
 from pathlib import Path
 
+from tracker.alerts import Alert
 from tracker.engine import EngineError, Game
-from tracker.events import LogError, iter_log
+from tracker.events import Event, LogError, iter_log
 from tracker.narrate import describe_event
 
 EXIT_USAGE = 2
 SAMPLE_LOG = files("tracker") / "samples" / "demo_game.jsonl"
 
 
-def replay_log(path: Path, *, on_event=None) -> Game:
+def replay_log(path: Path, *, on_event: Callable[[Game, Event, list[Alert]], None] | None = None,
+               ) -> Game:
     """Fold the engine over a log; LogError names the line of a bad or impossible event."""
     game = Game()
     for number, event in iter_log(path):
@@ -50,7 +52,7 @@ def _run(args: argparse.Namespace) -> int:
         raise LogError("live sources need the camera pipeline, which is not built yet; "
                        "run with no --source to replay the bundled demo game")
 
-    def show(game: Game, event, alerts) -> None:
+    def show(game: Game, event: Event, alerts: list[Alert]) -> None:
         print(describe_event(game, event))
         for alert in alerts:
             print(f"    ! {alert.code}: {alert.message}")
