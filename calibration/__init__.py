@@ -1,1 +1,47 @@
-"""Table homography and zone layouts (to come: issue 3)."""
+"""Table calibration: where the table is in the camera image, and where its zones are.
+
+The camera image maps to table millimetres by a homography found from four printed ArUco
+markers at the play area's corners (`TableCalibration.from_markers`, kept up to date while
+playing by `CalibrationTracker`) or from four clicked corners (`from_corners`). The zone
+layout is a JSON file in the same millimetres (`load_layout`). numpy and OpenCV only: this
+package knows nothing of cards or rules.
+"""
+
+from .homography import (
+    DEFAULT_TABLE_MM,
+    CalibrationError,
+    TableCalibration,
+    fit_markers,
+    table_corners,
+    table_to_view,
+)
+from .layout import Layout, LayoutError, default_layout, load_layout, parse_layout
+from .markers import CORNER_NAMES, DEFAULT_MARKERS, MarkerSet, detect_markers, make_detector
+from .mat import render_mat
+from .sheet import SheetError, print_markers, render_sheet
+from .tracking import CalibrationTracker, TrackUpdate
+
+__all__ = [
+    "CORNER_NAMES",
+    "DEFAULT_MARKERS",
+    "DEFAULT_TABLE_MM",
+    "CalibrationError",
+    "CalibrationTracker",
+    "Layout",
+    "LayoutError",
+    "MarkerSet",
+    "SheetError",
+    "TableCalibration",
+    "TrackUpdate",
+    "default_layout",
+    "detect_markers",
+    "fit_markers",
+    "load_layout",
+    "make_detector",
+    "parse_layout",
+    "print_markers",
+    "render_mat",
+    "render_sheet",
+    "table_corners",
+    "table_to_view",
+]

@@ -63,6 +63,18 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_markers(args: argparse.Namespace) -> int:
+    # Imported here: OpenCV is not needed, nor loaded, to replay a log.
+    from calibration.sheet import SheetError, print_markers
+
+    try:
+        path = print_markers(args.out)
+    except SheetError as error:
+        raise LogError(str(error)) from None
+    print(f"wrote {path}: the four table markers on one A4 page; print it at 100% scale")
+    return 0
+
+
 def _summary(game: Game) -> str:
     state = game.state()
     lines = [f"turn {state['turn']}, deck {state['deck']}, discard {state['discard']}"
@@ -94,6 +106,10 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run the companion (no source: the bundled demo game)")
     run.add_argument("--source", help="camera index, video file, stream URL or image folder")
     run.set_defaults(handler=_run)
+    markers = commands.add_parser(
+        "print-markers", help="write the printable A4 sheet of table markers (.pdf or .png)")
+    markers.add_argument("out", help="output file; its extension (.pdf or .png) picks the format")
+    markers.set_defaults(handler=_print_markers)
     return parser
 
 
