@@ -1,0 +1,59 @@
+"""From a card's quadrilateral in an image to a canonical portrait card, and its index corners.
+
+Every standard deck prints its rank and suit index in two opposite corners (top-left and,
+turned half round, bottom-right), so a card needs no "up": rectified to portrait, its
+top-left corner shows an index whichever way it lay, and the bottom-right corner turned 180°
+shows the other. The classifier reads those two corners.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+CARD_MM = (63.0, 88.0)  # a poker card, width × height
+CARD_PX = (72, 100)  # the canonical rectified card, width × height
+CORNER = (0.30, 0.30)  # the index corner, as a share of the card's width and height
+
+
+def portrait_order(quad: np.ndarray) -> np.ndarray:
+    """Reorder 4 corners (any start, either winding) so that they run clockwise on screen
+    from a corner whose first edge is a short side: the card read as a portrait."""
+    quad = np.asarray(quad, dtype=np.float32).reshape(4, 2)
+    centre = quad.mean(axis=0)
+    angles = np.arctan2(quad[:, 1] - centre[1], quad[:, 0] - centre[0])
+    quad = quad[np.argsort(angles)]  # clockwise on screen (y points down)
+    start = int(np.argmin(quad.sum(axis=1)))  # nearest the image's top-left
+    quad = np.roll(quad, -start, axis=0)
+    if np.linalg.norm(quad[1] - quad[0]) > np.linalg.norm(quad[2] - quad[1]):
+        quad = np.roll(quad, -1, axis=0)  # first edge long: start one corner on
+    return quad
+
+
+def rectify(image: np.ndarray, quad: np.ndarray, size: tuple[int, int] = CARD_PX,
+            *, ordered: bool = False) -> np.ndarray:
+    """The card inside `quad` warped to an upright `size` (width, height) image."""
+    width, height = size
+    source = np.asarray(quad, np.float32).reshape(4, 2) if ordered else portrait_order(quad)
+    target = np.float32([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]])
+    matrix = cv2.getPerspectiveTransform(source, target)
+    return cv2.warpPerspective(image, matrix, (width, height), flags=cv2.INTER_AREA,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def index_corners(card: np.ndarray, share: tuple[float, float] = CORNER) -> np.ndarray:
+    """The two index corners of a rectified card, the second turned half round so that both
+    read the same way: an array of shape (2, h, w[, channels])."""
+    height, width = card.shape[:2]
+    h, w = round(height * share[1]), round(width * share[0])
+    top_left = card[:h, :w]
+    bottom_right = np.rot90(card[height - h:, width - w:], 2)
+    return np.stack([top_left, bottom_right])
+
+
+def long_side_angle(quad: np.ndarray) -> float:
+    """The angle of the card's long side to the image's vertical, in degrees (0–90): near 0 a
+    card stands upright on screen, near 90 it lies sideways."""
+    ordered = portrait_order(quad)
+    dx, dy = ordered[2] - ordered[1]  # a long side
+    return float(np.degrees(np.arctan2(abs(dx), abs(dy))))
