@@ -1,0 +1,87 @@
+"""The card classifier on real photographs (../shared/data/real_photos_dev), for validation.
+
+Each labelled box holds one card; the card's outline inside it is found as the largest
+card-shaped bright region (Otsu threshold, minimum-area rectangle), rectified, and named by
+the shipped model. This measures the classifier on real cameras and a real deck design, apart
+from detection (the full `recognize` path is measured once the detector exists). The photos
+are read in place, never copied, never trained on.
+
+    python bench/real_photos.py [--data DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from vision.classify import UNKNOWN, CardClassifier
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "real_photos_dev"
+
+
+def card_quad(image: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray | None:
+    """The outline of the bright card inside `box`, in image pixels, or None."""
+    x1, y1, x2, y2 = box
+    pad = int(0.04 * max(x2 - x1, y2 - y1))
+    x1, y1 = max(0, x1 - pad), max(0, y1 - pad)
+    x2, y2 = min(image.shape[1], x2 + pad), min(image.shape[0], y2 + pad)
+    grey = cv2.cvtColor(image[y1:y2, x1:x2], cv2.COLOR_BGR2GRAY)
+    _, mask = cv2.threshold(cv2.GaussianBlur(grey, (5, 5), 0), 0, 255,
+                            cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    biggest = max(contours, key=cv2.contourArea)
+    if cv2.contourArea(biggest) < 0.2 * grey.size:
+        return None
+    return cv2.boxPoints(cv2.minAreaRect(biggest)) + np.float32([x1, y1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA)
+    args = parser.parse_args()
+    rows = list(csv.DictReader((args.data / "labels.csv").open()))
+    classifier = CardClassifier()
+    outcome: Counter = Counter()
+    confusions: Counter = Counter()
+    started = time.perf_counter()
+    for row in rows:
+        image = cv2.imread(str(args.data / row["file"]))
+        truth = row["rank"] + row["suit"]
+        box = tuple(int(row[k]) for k in ("x1", "y1", "x2", "y2"))
+        quad = None if image is None else card_quad(image, box)
+        if quad is None:
+            outcome["no outline"] += 1
+            continue
+        prediction = classifier.classify_quads(image, [quad])[0]
+        if prediction.card == UNKNOWN:
+            outcome["unknown"] += 1
+            outcome["unknown but best right"] += prediction.best == truth
+        elif prediction.card == truth:
+            outcome["right"] += 1
+        else:
+            outcome["confident wrong"] += 1
+            confusions[(truth, prediction.card)] += 1
+        outcome["top1 right"] += prediction.best == truth
+    total = len(rows)
+    seconds = time.perf_counter() - started
+    print(f"real photos: {total} labelled cards in {seconds:.1f} s ({args.data})")
+    for key in ("top1 right", "right", "unknown", "confident wrong", "no outline"):
+        print(f"  {key:16} {outcome[key]:4d}  {outcome[key] / total:6.1%}")
+    print("  most confused:", ", ".join(f"{a}->{b} ×{n}" for (a, b), n in
+                                       confusions.most_common(8)) or "none")
+
+
+if __name__ == "__main__":
+    main()

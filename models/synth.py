@@ -1,0 +1,142 @@
+"""Synthetic training samples for the card classifier: real card art as a webcam sees it.
+
+Each sample is one card as the pipeline hands it to the classifier: drawn at a random size
+(a card 30–170 px wide in the frame, i.e. from a far 720p view to a 1080p close-up), seen in
+perspective on a random table, lit unevenly, blurred, noisy, JPEG-compressed, sometimes partly
+covered by another card or a hand, then cut out again along a slightly wrong quadrilateral
+(the detector is never exact) and rectified to the classifier's input size.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.cardart import CARD_CLASSES, load_card, variants
+from vision.rectify import portrait_order, rectify
+
+INPUT_PX = (48, 66)  # classifier input, width × height (a card is 63 × 88 mm)
+
+
+def _background(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
+    width, height = size
+    base = rng.integers(0, 256, 3).astype(np.float32)
+    noise = cv2.resize(rng.normal(0, rng.uniform(3, 40), (max(2, height // 8), max(2, width // 8),
+                                                            3)).astype(np.float32),
+                       (width, height), interpolation=cv2.INTER_CUBIC)
+    return np.clip(base + noise, 0, 255).astype(np.uint8)
+
+
+def _paste(canvas: np.ndarray, card: np.ndarray, quad: np.ndarray) -> None:
+    """Warp a BGRA card onto the canvas inside `quad` (clockwise from its top-left)."""
+    height, width = card.shape[:2]
+    target = max(8, int(np.linalg.norm(quad[1] - quad[0]) * 1.5))
+    if target < width:  # shrink with area averaging first: a plain warp would alias
+        card = cv2.resize(card, (target, round(height * target / width)),
+                          interpolation=cv2.INTER_AREA)
+        height, width = card.shape[:2]
+    source = np.float32([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]])
+    matrix = cv2.getPerspectiveTransform(source, quad.astype(np.float32))
+    size = (canvas.shape[1], canvas.shape[0])
+    colour = cv2.warpPerspective(card[:, :, :3], matrix, size, flags=cv2.INTER_LINEAR)
+    alpha = cv2.warpPerspective(card[:, :, 3], matrix, size, flags=cv2.INTER_LINEAR)
+    alpha = (alpha.astype(np.float32) / 255.0)[:, :, None]
+    canvas[:] = (colour * alpha + canvas * (1 - alpha)).astype(np.uint8)
+
+
+def _card_quad(rng: np.random.Generator, width_px: float, centre: np.ndarray) -> np.ndarray:
+    """A card outline of `width_px`, turned any way, with some perspective."""
+    height_px = width_px * 88 / 63
+    corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float32) * [width_px / 2,
+                                                                              height_px / 2]
+    angle = rng.uniform(0, 2 * np.pi)
+    turn = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    quad = corners @ turn.T
+    quad += rng.normal(0, 0.05 * width_px, quad.shape)  # perspective and lens
+    return (quad + centre).astype(np.float32)
+
+
+def _light(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
+    height, width = image.shape[:2]
+    out = image.astype(np.float32)
+    out = out * rng.uniform(0.55, 1.3) + rng.uniform(-25, 25)  # exposure
+    out *= rng.uniform(0.85, 1.15, 3)  # white balance
+    yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
+    slope = rng.normal(0, 0.4, 2) / max(height, width)
+    out *= (1 + (xx - width / 2) * slope[0] + (yy - height / 2) * slope[1])[:, :, None]
+    if rng.random() < 0.3:  # glare: a soft bright spot
+        cx, cy = rng.uniform(0, width), rng.uniform(0, height)
+        radius = rng.uniform(0.1, 0.5) * max(width, height)
+        spot = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * radius ** 2))
+        out += (rng.uniform(40, 160) * spot)[:, :, None]
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def _degrade(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
+    sigma = rng.uniform(0, 1.3)
+    if sigma > 0.3:
+        image = cv2.GaussianBlur(image, (0, 0), sigma)
+    if rng.random() < 0.15:  # motion blur: a hand moving the card, a shaky camera
+        length = int(rng.integers(3, 7))
+        kernel = np.zeros((length, length), np.float32)
+        kernel[length // 2] = 1 / length
+        turn = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5),
+                                       rng.uniform(0, 180), 1)
+        image = cv2.filter2D(image, -1, cv2.warpAffine(kernel, turn, (length, length)))
+    noisy = image.astype(np.float32) + rng.normal(0, rng.uniform(0, 9), image.shape)
+    image = np.clip(noisy, 0, 255).astype(np.uint8)
+    quality = int(rng.integers(35, 96))
+    ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return cv2.imdecode(jpeg, cv2.IMREAD_COLOR) if ok else image
+
+
+def _occlude(rng: np.random.Generator, canvas: np.ndarray, quad: np.ndarray,
+             design: str) -> None:
+    """Another card across part of this one, or a skin-coloured blob (a hand)."""
+    centre = quad.mean(axis=0)
+    edge = quad[int(rng.integers(4))]
+    spot = centre + (edge - centre) * rng.uniform(0.6, 1.6)
+    width = np.linalg.norm(quad[1] - quad[0])
+    if rng.random() < 0.6:
+        other = CARD_CLASSES[int(rng.integers(len(CARD_CLASSES)))]
+        if variants(design, other):
+            _paste(canvas, load_card(design, other), _card_quad(rng, width, spot))
+            return
+    axes = (int(width * rng.uniform(0.3, 0.8)), int(width * rng.uniform(0.2, 0.5)))
+    skin = rng.uniform([60, 90, 140], [150, 180, 240])
+    cv2.ellipse(canvas, tuple(int(v) for v in spot), axes, rng.uniform(0, 180), 0, 360,
+                skin.tolist(), -1)
+
+
+def sample(rng: np.random.Generator, design: str, label: int,
+           width_px: float | None = None) -> np.ndarray:
+    """One classifier input (INPUT_PX, BGR uint8) of card class `label` in `design`."""
+    card_id = CARD_CLASSES[label]
+    card = load_card(design, card_id, int(rng.integers(variants(design, card_id))))
+    width_px = width_px or float(np.exp(rng.uniform(np.log(30), np.log(170))))
+    side = int(width_px * 2.6)
+    canvas = _background(rng, (side, side))
+    quad = _card_quad(rng, width_px, np.array([side / 2, side / 2], np.float32))
+    _paste(canvas, card, quad)
+    if rng.random() < 0.25:
+        _occlude(rng, canvas, quad, design)
+    canvas = _degrade(rng, _light(rng, canvas))
+    seen = quad + rng.normal(0, 0.025 * width_px, quad.shape)  # the detector's error
+    return rectify(canvas, portrait_order(seen), INPUT_PX, ordered=True)
+
+
+def batch(seed: int, designs: list[str], count: int,
+          width_px: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """`count` samples over `designs` and all classes each has: (images NHWC, labels)."""
+    rng = np.random.default_rng(seed)
+    images = np.empty((count, INPUT_PX[1], INPUT_PX[0], 3), np.uint8)
+    labels = np.empty(count, np.int64)
+    for i in range(count):
+        design = designs[int(rng.integers(len(designs)))]
+        while True:
+            label = int(rng.integers(len(CARD_CLASSES)))
+            if variants(design, CARD_CLASSES[label]):
+                break
+        images[i] = sample(rng, design, label, width_px)
+        labels[i] = label
+    return images, labels

@@ -1,0 +1,243 @@
+"""Train the card classifier on synthetic cards and export it to ONNX.
+
+    pip install -e '.[train]'            # PyTorch, CPU build
+    python -m models.train --seed 0      # writes models/card_classifier.onnx and its report
+
+Whole design families are held out of training (a family shares its card art under several
+names), and the report gives accuracy on them per design and per card width, the confusions,
+and the confidence threshold under which the classifier answers UNKNOWN. Reproducible from
+the seed: the same seed gives the same data, the same weights and the same figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import warnings
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from vision.cardart import CARD_CLASSES, get_design, list_designs
+
+from .synth import INPUT_PX, batch
+
+MODELS = Path(__file__).parent
+HELD_OUT_FAMILIES = ("paris", "tigullio", "penguins", "simplistic")
+WIDTHS = {"1080p (130 px)": 130.0, "720p (85 px)": 85.0, "far (55 px)": 55.0}
+MAX_CONFIDENT_ERRORS = 1 / 1000
+
+
+def split_designs() -> tuple[list[str], list[str]]:
+    designs = list_designs()
+    held = [d for d in designs if get_design(d).family in HELD_OUT_FAMILIES]
+    return [d for d in designs if d not in held], held
+
+
+def make_data(seed: int, designs: list[str], count: int, workers: int,
+              width_px: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Samples made in parallel chunks, each from its own seed: reproducible, any order."""
+    chunk = 500
+    seeds = [seed * 100_003 + i for i in range((count + chunk - 1) // chunk)]
+    sizes = [min(chunk, count - i * chunk) for i in range(len(seeds))]
+    parts = []
+    with ProcessPoolExecutor(workers) as pool:
+        jobs = [pool.submit(batch, s, designs, n, width_px) for s, n in zip(seeds, sizes,
+                                                                             strict=True)]
+        for i, job in enumerate(jobs, 1):
+            parts.append(job.result())
+            _progress("data", i, len(jobs))
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def _progress(what: str, done: int, total: int, extra: str = "") -> None:
+    bar = "#" * (30 * done // total)
+    print(f"\r{what:>6} [{bar:<30}] {done}/{total} {extra}", end="", file=sys.stderr,
+          flush=True)
+    if done == total:
+        print(file=sys.stderr)
+
+
+def build_model(classes: int):  # -> torch.nn.Module (torch is imported lazily: train extra)
+    from torch import nn
+
+    def block(cin: int, cout: int, stride: int) -> nn.Sequential:
+        return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False),
+                             nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+    return nn.Sequential(
+        block(3, 16, 1), block(16, 32, 2), block(32, 48, 2), block(48, 64, 1),
+        block(64, 96, 2), block(96, 128, 1), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+        nn.Dropout(0.1), nn.Linear(128, classes))
+
+
+def _tensor(images: np.ndarray):
+    import torch
+
+    return torch.from_numpy(images).permute(0, 3, 1, 2).float().div_(255.0)
+
+
+def train(model, images: np.ndarray, labels: np.ndarray, epochs: int, seed: int) -> None:
+    import torch
+
+    torch.manual_seed(seed)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    steps = epochs * (len(images) // 128)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, 3e-3, total_steps=steps)
+    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.02)
+    order_rng = np.random.default_rng(seed)
+    step = 0
+    for epoch in range(epochs):
+        model.train()
+        order = order_rng.permutation(len(images))
+        seen, correct, started = 0, 0, time.perf_counter()
+        for start in range(0, len(order) - 127, 128):
+            index = order[start:start + 128]
+            x = _tensor(images[index])
+            if order_rng.random() < 0.5:  # a card has no up: half-turned cards are the same
+                x = torch.rot90(x, 2, (2, 3))
+            y = torch.from_numpy(labels[index])
+            logits = model(x)
+            loss = loss_fn(logits, y)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            step += 1
+            seen += len(index)
+            correct += int((logits.argmax(1) == y).sum())
+            if step % 20 == 0:
+                rate = seen / (time.perf_counter() - started)
+                _progress(f"ep {epoch + 1}", start + 128, len(order),
+                          f"loss {loss.item():.3f} acc {correct / seen:.3f} {rate:.0f}/s")
+        _progress(f"ep {epoch + 1}", len(order), len(order),
+                  f"acc {correct / max(seen, 1):.3f}")
+
+
+def logits_of(model, images: np.ndarray) -> np.ndarray:
+    import torch
+
+    model.eval()
+    with torch.no_grad():
+        return np.concatenate([model(_tensor(images[i:i + 512])).numpy()
+                               for i in range(0, len(images), 512)])
+
+
+def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    z = logits / temperature
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def fit_temperature(logits: np.ndarray, labels: np.ndarray) -> float:
+    """The temperature that minimises the negative log-likelihood (calibration)."""
+    grid = np.exp(np.linspace(np.log(0.3), np.log(5), 60))
+    nll = [-np.log(softmax(logits, t)[np.arange(len(labels)), labels] + 1e-12).mean()
+           for t in grid]
+    return float(grid[int(np.argmin(nll))])
+
+
+def pick_threshold(confidence: np.ndarray, right: np.ndarray) -> float:
+    """The lowest threshold under which fewer than 1 in 1000 confident answers are wrong."""
+    for threshold in np.linspace(0.5, 0.999, 500):
+        confident = confidence >= threshold
+        wrong = (~right & confident).sum()
+        if confident.sum() and wrong / confident.sum() < MAX_CONFIDENT_ERRORS:
+            return float(threshold)
+    return 0.999
+
+
+def export(model, temperature: float, path: Path) -> None:
+    """ONNX taking uint8-range float images NCHW (1/255 inside), giving probabilities."""
+    import torch
+
+    class Calibrated(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.net = model
+
+        def forward(self, images: torch.Tensor) -> torch.Tensor:
+            return torch.softmax(self.net(images / 255.0) / temperature, dim=1)
+
+    model.eval()
+    dummy = torch.zeros(1, 3, INPUT_PX[1], INPUT_PX[0])
+    warnings.filterwarnings("ignore", category=DeprecationWarning, module="torch.onnx")
+    torch.onnx.export(Calibrated(), dummy, str(path), input_names=["cards"],
+                      output_names=["probabilities"], opset_version=17, dynamo=False,
+                      dynamic_axes={"cards": {0: "n"}, "probabilities": {0: "n"}})
+
+
+def evaluate(probabilities: np.ndarray, labels: np.ndarray, threshold: float) -> dict:
+    guess = probabilities.argmax(1)
+    confidence = probabilities.max(1)
+    right = guess == labels
+    confident = confidence >= threshold
+    return {"n": len(labels), "top1": float(right.mean()),
+            "answered": float(confident.mean()),
+            "confident_wrong": float((~right & confident).sum() / max(1, confident.sum()))}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--train", type=int, default=60_000, help="training samples")
+    parser.add_argument("--epochs", type=int, default=6)
+    parser.add_argument("--eval", type=int, default=3_000, help="samples a test set")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=MODELS / "card_classifier.onnx")
+    args = parser.parse_args()
+
+    import torch
+
+    torch.set_num_threads(args.workers)
+    train_designs, held_designs = split_designs()
+    print(f"designs: {len(train_designs)} for training, {len(held_designs)} held out "
+          f"({', '.join(held_designs)})", file=sys.stderr)
+    images, labels = make_data(args.seed, train_designs, args.train, args.workers)
+    val_images, val_labels = make_data(args.seed + 1, train_designs, args.eval, args.workers)
+    model = build_model(len(CARD_CLASSES))
+    started = time.perf_counter()
+    train(model, images, labels, args.epochs, args.seed)
+    train_seconds = time.perf_counter() - started
+
+    temperature = fit_temperature(logits_of(model, val_images), val_labels)
+    val_prob = softmax(logits_of(model, val_images), temperature)
+    threshold = pick_threshold(val_prob.max(1), val_prob.argmax(1) == val_labels)
+    report: dict = {
+        "seed": args.seed, "train_samples": args.train, "epochs": args.epochs,
+        "train_seconds": round(train_seconds), "train_designs": train_designs,
+        "held_out_designs": held_designs, "held_out_families": list(HELD_OUT_FAMILIES),
+        "temperature": temperature, "threshold": threshold, "classes": list(CARD_CLASSES),
+        "input_px": list(INPUT_PX),
+        "held_in_validation": evaluate(val_prob, val_labels, threshold),
+        "held_out": {}, "held_out_by_design": {}, "confusions": [],
+    }
+    confusions: Counter = Counter()
+    for name, width in WIDTHS.items():
+        test_images, test_labels = make_data(args.seed + 2, held_designs, args.eval,
+                                             args.workers, width)
+        prob = softmax(logits_of(model, test_images), temperature)
+        report["held_out"][name] = evaluate(prob, test_labels, threshold)
+        for truth, guess in zip(test_labels, prob.argmax(1), strict=True):
+            if truth != guess:
+                confusions[(CARD_CLASSES[truth], CARD_CLASSES[guess])] += 1
+    for design in held_designs:
+        test_images, test_labels = make_data(args.seed + 3, [design], args.eval // 3,
+                                             args.workers)
+        prob = softmax(logits_of(model, test_images), temperature)
+        report["held_out_by_design"][design] = evaluate(prob, test_labels, threshold)
+    report["confusions"] = [[a, b, n] for (a, b), n in confusions.most_common(15)]
+    export(model, temperature, args.out)
+    report["onnx_bytes"] = args.out.stat().st_size
+    args.out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps({k: report[k] for k in ("held_in_validation", "held_out",
+                                             "temperature", "threshold")}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
