@@ -1,0 +1,74 @@
+"""`Observation`: the cards seen in one frame, from detection to the tracker.
+
+One typed container of equal-length arrays, after supervision's `Detections`: a stage adds
+or fills columns, filtering is boolean indexing (`obs[obs.confidence > 0.9]`), converters
+live at the edges (`to_json` gives the `recognize` contract's list). Drawing is elsewhere;
+the overlay only reads it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+UPRIGHT, SIDEWAYS = "upright", "sideways"
+
+
+def _strings(values: object, n: int, default: str | None) -> np.ndarray:
+    array = np.empty(n, dtype=object)
+    array[:] = [default] * n if values is None else list(values)
+    return array
+
+
+@dataclass
+class Observation:
+    quads: np.ndarray  # (N, 4, 2) float32: corners in image pixels, clockwise
+    cards: np.ndarray  # (N,) card id, "JK", "BACK" or "UNKNOWN"
+    confidence: np.ndarray  # (N,) float32: the classifier's calibrated probability
+    orientation: np.ndarray  # (N,) "upright" or "sideways" (long side across the table)
+    zones: np.ndarray  # (N,) zone name from the layout, or None
+    timestamp: float = 0.0
+    extra: dict[str, np.ndarray] = field(default_factory=dict)  # more columns, same length
+
+    def __post_init__(self) -> None:
+        n = len(self.quads)
+        columns = (self.cards, self.confidence, self.orientation, self.zones,
+                   *self.extra.values())
+        if any(len(c) != n for c in columns):
+            raise ValueError("Observation columns must all have one entry a card")
+
+    @classmethod
+    def empty(cls, timestamp: float = 0.0) -> Observation:
+        return cls.build(np.zeros((0, 4, 2), np.float32), timestamp=timestamp)
+
+    @classmethod
+    def build(cls, quads: np.ndarray, cards: object = None, confidence: object = None,
+              orientation: object = None, zones: object = None,
+              timestamp: float = 0.0) -> Observation:
+        quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+        n = len(quads)
+        return cls(quads, _strings(cards, n, "UNKNOWN"),
+                   np.zeros(n, np.float32) if confidence is None
+                   else np.asarray(confidence, np.float32),
+                   _strings(orientation, n, UPRIGHT), _strings(zones, n, None), timestamp)
+
+    def __len__(self) -> int:
+        return len(self.quads)
+
+    def __getitem__(self, index: object) -> Observation:
+        """Rows by boolean mask, index array or slice; always an Observation."""
+        if isinstance(index, int | np.integer):
+            index = [int(index)]
+        return Observation(self.quads[index], self.cards[index], self.confidence[index],
+                           self.orientation[index], self.zones[index], self.timestamp,
+                           {k: v[index] for k, v in self.extra.items()})
+
+    def to_json(self) -> list[dict]:
+        """The `recognize` contract: card, confidence, quad, zone (and orientation)."""
+        return [{"card": str(card), "confidence": round(float(conf), 4),
+                 "quad": [[round(float(x), 1), round(float(y), 1)] for x, y in quad],
+                 "zone": zone, "orientation": str(orient)}
+                for card, conf, quad, zone, orient in zip(
+                    self.cards, self.confidence, self.quads, self.zones, self.orientation,
+                    strict=True)]
