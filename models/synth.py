@@ -13,9 +13,9 @@ import cv2
 import numpy as np
 
 from vision.cardart import CARD_CLASSES, load_card, variants
-from vision.rectify import portrait_order, rectify
+from vision.rectify import CARD_PX, portrait_order, rectify
 
-INPUT_PX = (48, 66)  # classifier input, width × height (a card is 63 × 88 mm)
+INPUT_PX = CARD_PX  # classifier input, width × height (a card is 63 × 88 mm)
 
 
 def _background(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:

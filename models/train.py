@@ -27,15 +27,20 @@ from vision.cardart import CARD_CLASSES, get_design, list_designs
 from .synth import INPUT_PX, batch
 
 MODELS = Path(__file__).parent
-HELD_OUT_FAMILIES = ("paris", "tigullio", "penguins", "simplistic")
+HELD_OUT_FAMILIES = ("paris", "tigullio", "penguins", "simplistic")  # the test
+CALIBRATION_FAMILIES = ("neoclassical", "plastic", "jolly_royal")  # temperature, threshold
 WIDTHS = {"1080p (130 px)": 130.0, "720p (85 px)": 85.0, "far (55 px)": 55.0}
 MAX_CONFIDENT_ERRORS = 1 / 1000
 
 
-def split_designs() -> tuple[list[str], list[str]]:
+def split_designs() -> tuple[list[str], list[str], list[str]]:
+    """Designs for training, for calibration and for the test, by whole families: the
+    confidence threshold is set on designs the model has never seen, as a user's deck is."""
     designs = list_designs()
     held = [d for d in designs if get_design(d).family in HELD_OUT_FAMILIES]
-    return [d for d in designs if d not in held], held
+    calibration = [d for d in designs if get_design(d).family in CALIBRATION_FAMILIES]
+    train = [d for d in designs if d not in held and d not in calibration]
+    return train, calibration, held
 
 
 def make_data(seed: int, designs: list[str], count: int, workers: int,
@@ -63,16 +68,38 @@ def _progress(what: str, done: int, total: int, extra: str = "") -> None:
 
 
 def build_model(classes: int):  # -> torch.nn.Module (torch is imported lazily: train extra)
+    """Two views of a rectified card: the whole card at half resolution (colour, pips, a
+    back's pattern) and its two index corners at full resolution (rank and suit, which every
+    design prints alike). The corners share weights and are max-pooled, so the answer is the
+    same for a half-turned card and survives one covered corner."""
+    import torch
     from torch import nn
 
     def block(cin: int, cout: int, stride: int) -> nn.Sequential:
         return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False),
                              nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
 
-    return nn.Sequential(
-        block(3, 16, 1), block(16, 32, 2), block(32, 48, 2), block(48, 64, 1),
-        block(64, 96, 2), block(96, 128, 1), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
-        nn.Dropout(0.1), nn.Linear(128, classes))
+    width, height = INPUT_PX
+    corner_w, corner_h = round(width * 0.34), round(height * 0.30)
+
+    class CardNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.whole = nn.Sequential(
+                nn.AvgPool2d(2), block(3, 16, 1), block(16, 32, 2), block(32, 64, 2),
+                block(64, 96, 2), nn.AdaptiveAvgPool2d(1), nn.Flatten())
+            self.corner = nn.Sequential(
+                block(3, 24, 1), block(24, 48, 2), block(48, 64, 1), block(64, 96, 2),
+                nn.AdaptiveMaxPool2d(1), nn.Flatten())
+            self.head = nn.Sequential(nn.Dropout(0.1), nn.Linear(96 + 96, classes))
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            top_left = x[:, :, :corner_h, :corner_w]
+            bottom_right = torch.flip(x[:, :, height - corner_h:, width - corner_w:], (2, 3))
+            corners = torch.maximum(self.corner(top_left), self.corner(bottom_right))
+            return self.head(torch.cat([self.whole(x), corners], dim=1))
+
+    return CardNet()
 
 
 def _tensor(images: np.ndarray):
@@ -195,26 +222,32 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.workers)
-    train_designs, held_designs = split_designs()
-    print(f"designs: {len(train_designs)} for training, {len(held_designs)} held out "
-          f"({', '.join(held_designs)})", file=sys.stderr)
+    train_designs, calibration_designs, held_designs = split_designs()
+    print(f"designs: {len(train_designs)} for training, {len(calibration_designs)} for "
+          f"calibration, {len(held_designs)} held out ({', '.join(held_designs)})",
+          file=sys.stderr)
     images, labels = make_data(args.seed, train_designs, args.train, args.workers)
     val_images, val_labels = make_data(args.seed + 1, train_designs, args.eval, args.workers)
+    cal_images, cal_labels = make_data(args.seed + 4, calibration_designs, args.eval,
+                                       args.workers)
     model = build_model(len(CARD_CLASSES))
     started = time.perf_counter()
     train(model, images, labels, args.epochs, args.seed)
     train_seconds = time.perf_counter() - started
 
-    temperature = fit_temperature(logits_of(model, val_images), val_labels)
+    temperature = fit_temperature(logits_of(model, cal_images), cal_labels)
+    cal_prob = softmax(logits_of(model, cal_images), temperature)
+    threshold = pick_threshold(cal_prob.max(1), cal_prob.argmax(1) == cal_labels)
     val_prob = softmax(logits_of(model, val_images), temperature)
-    threshold = pick_threshold(val_prob.max(1), val_prob.argmax(1) == val_labels)
     report: dict = {
         "seed": args.seed, "train_samples": args.train, "epochs": args.epochs,
         "train_seconds": round(train_seconds), "train_designs": train_designs,
         "held_out_designs": held_designs, "held_out_families": list(HELD_OUT_FAMILIES),
+        "calibration_designs": calibration_designs,
         "temperature": temperature, "threshold": threshold, "classes": list(CARD_CLASSES),
         "input_px": list(INPUT_PX),
         "held_in_validation": evaluate(val_prob, val_labels, threshold),
+        "calibration": evaluate(cal_prob, cal_labels, threshold),
         "held_out": {}, "held_out_by_design": {}, "confusions": [],
     }
     confusions: Counter = Counter()
@@ -235,7 +268,7 @@ def main() -> None:
     export(model, temperature, args.out)
     report["onnx_bytes"] = args.out.stat().st_size
     args.out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps({k: report[k] for k in ("held_in_validation", "held_out",
+    print(json.dumps({k: report[k] for k in ("held_in_validation", "calibration", "held_out",
                                              "temperature", "threshold")}, indent=2))
 
 

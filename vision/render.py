@@ -31,7 +31,7 @@ from vision.textures import plane
 __all__ = ["CardLabel", "DecalLabel", "RenderResult", "card_size_mm", "clear_caches",
            "draw_labels", "random_scene", "render"]
 
-# Owner ids in the visibility map besides card indices.
+# Owner ids in the visibility map besides card indices (`RenderResult.owner`).
 _NOBODY, _HAND, _DECAL = -1, -2, -3
 
 
@@ -72,6 +72,9 @@ class RenderResult:
     decals: list[DecalLabel]
     homography: np.ndarray  # table mm -> image px
     scene: Scene = field(repr=False)
+    # per pixel, the index in `cards` of the card seen there, or -1 table, -2 hand, -3 decal
+    # (int16): which part of each card shows, for training targets
+    owner: np.ndarray | None = field(default=None, repr=False)
 
     def to_json(self) -> dict:
         """The labels as JSON-ready data (what `python -m vision.render` writes)."""
@@ -290,7 +293,7 @@ def render(scene: Scene) -> RenderResult:
             visible=visible, z=c.z, role=c.role))
 
     image = apply_photometric(canvas, scene.photometric)
-    return RenderResult(image, labels, decal_labels, h, scene)
+    return RenderResult(image, labels, decal_labels, h, scene, owner)
 
 
 def draw_labels(result: RenderResult) -> np.ndarray:

@@ -1,0 +1,116 @@
+"""Write the model card (models/README.md) from the training report and a speed measurement.
+
+    python -m models.card        # after python -m models.train
+
+The card is generated so that its figures are always the shipped model's own.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+MODELS = Path(__file__).parent
+
+
+def _speed(model: Path, input_px: list[int], cards: int = 20) -> tuple[float, float]:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+    x = np.random.default_rng(0).uniform(0, 255, (cards, 3, input_px[1], input_px[0]))
+    x = x.astype(np.float32)
+    for _ in range(5):
+        session.run(None, {"cards": x})
+    times = []
+    for _ in range(50):
+        started = time.perf_counter()
+        session.run(None, {"cards": x})
+        times.append(time.perf_counter() - started)
+    return float(np.median(times) * 1000), float(np.percentile(times, 95) * 1000)
+
+
+def _row(name: str, figures: dict) -> str:
+    return (f"| {name} | {figures['n']} | {figures['top1']:.1%} | {figures['answered']:.1%} "
+            f"| {figures['confident_wrong']:.2%} |")
+
+
+def render_card(report: dict, speed: tuple[float, float], size_bytes: int) -> str:
+    head = ("| set | samples | top-1 | answered | wrong among answered |\n"
+            "| --- | --- | --- | --- | --- |")
+    held = "\n".join(_row(name, f) for name, f in report["held_out"].items())
+    by_design = "\n".join(_row(name, f) for name, f in report["held_out_by_design"].items())
+    confusions = ", ".join(f"{a}→{b} ({n})" for a, b, n in report["confusions"][:10])
+    return f"""# Card classifier: model card
+
+`card_classifier.onnx` names a rectified card image (`{report['input_px'][0]} × \
+{report['input_px'][1]}` px, BGR, as `vision.rectify` cuts it out of a frame) as one of the 52
+cards, the joker (`JK`) or a card back (`BACK`), with a calibrated probability. Below the
+threshold the answer is `UNKNOWN`. Run by onnxruntime (`vision.classify.CardClassifier`);
+this card is written by `python -m models.card` from `card_classifier.json`, the training
+report.
+
+**Model.** Two views of the card: the whole card at half resolution and its two index
+corners (top-left, and bottom-right turned half round) at full resolution, the corners through
+shared weights and max-pooled, so a half-turned card reads the same and one covered corner is
+not fatal. {size_bytes / 1024:.0f} KB. Temperature {report['temperature']:.3f},
+threshold {report['threshold']:.3f}.
+
+**Data.** Synthetic only (`models/synth.py`): the real card art of Debian's
+`gnome-cards-data` and `kdegames-card-data-kf5` (`vision.cardart`), each card drawn 30–170 px
+wide in perspective on a random table, with uneven light, glare, blur, motion blur, noise,
+JPEG, sometimes another card or a hand over it, cut out along a slightly wrong outline.
+{report['train_samples']} training samples, {report['epochs']} epochs on the CPU
+({report['train_seconds']} s), seed {report['seed']} (`python -m models.train --seed
+{report['seed']} --train {report['train_samples']} --epochs {report['epochs']}`).
+
+**Designs.** Whole design families are kept apart (a family shares its art under several
+names):
+- training: {', '.join(report['train_designs'])};
+- calibration (temperature and threshold, never trained on): \
+{', '.join(report.get('calibration_designs', []))};
+- held out for the test: {', '.join(report['held_out_designs'])}.
+
+## Accuracy on held-out designs, by card width in the frame
+
+A card is about 130 px wide in a 1080p view of the table, 85 px at 720p.
+
+{head}
+{_row('training designs (validation)', report['held_in_validation'])}
+{_row('calibration designs', report['calibration']) if 'calibration' in report else ''}
+{held}
+
+## Accuracy per held-out design (card widths 30–170 px)
+
+{head}
+{by_design}
+
+**Most frequent confusions** (held out): {confusions}.
+
+## Speed
+
+{speed[0]:.1f} ms median, {speed[1]:.1f} ms p95 for a batch of 20 cards on one CPU core
+(onnxruntime, one thread).
+
+## Limits
+
+Trained on synthetic images only; the real photographs of `shared/data/real_photos_dev`
+measure the gap (`python bench/real_photos.py`) and are never trained on. Court cards are
+read from their corner letters, which some designs print differently (B D K, V D R, В Д К).
+"""
+
+
+def main() -> None:
+    model = MODELS / "card_classifier.onnx"
+    report = json.loads(model.with_suffix(".json").read_text())
+    speed = _speed(model, report["input_px"])
+    (MODELS / "README.md").write_text(render_card(report, speed, model.stat().st_size))
+    print(f"wrote {MODELS / 'README.md'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,224 @@
+"""Training targets for the card detector, from rendered table scenes.
+
+Every card whose label says `visible` ≥ 3 % is a target, so markers tucked under a minion
+and fans of face-down markers each count. The network input is the frame as
+`vision.detect.prepare` makes it (long side 512 px); the outputs come every 4 input px (a
+cell). Per target card:
+
+- **anchor**: the cell of the most interior visible pixel of the card (the maximum of the
+  distance transform of the pixels the renderer says are that card's), not the card's centre:
+  the centres of a minion and of the markers under it, or of a fan, are a cell or two apart,
+  what shows of each is not. A cell already taken by another card is skipped for the card's
+  next best pixel, so every card gets its own cell.
+- **heatmap**: a Gaussian at the anchor (CenterNet), its radius from how thick the visible
+  part is: a whole card gets radius 2, a thin sliver a single cell.
+- **boxes** at the anchor cell (channels `vision.detect.CHANNELS`): the offset from the cell
+  to the full card's centre (hidden part included: that is what lets rectification work),
+  the log of its long and short side, the long side's angle as (cos 2θ, sin 2θ), face up.
+
+Everything is in cells (input px / 4) and reproducible from the seed.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.detect import (
+    CHANNELS,
+    LONG_SIDE,
+    MULTIPLE,
+    STRIDE,
+    box_of_quad,
+    encode_angle,
+    input_to_cell,
+    prepare,
+)
+from vision.layout import random_scene
+from vision.render import RenderResult, render
+
+MIN_VISIBLE = 0.03  # a card showing less than this is not a target (nor a false positive)
+MARKER_ROLES = ("armor", "damage", "durability", "buff", "token")
+ROLES = ("minion", "weapon", "spell_buff", "secret", "deck", "discard", "held", "in_hand",
+         *MARKER_ROLES, "other")
+MAX_CARDS = 160  # per scene, for the padded label arrays
+CHUNK = 40  # scenes a parallel job
+
+
+@dataclass
+class SceneTargets:
+    """One scene's network input and targets, and its cards in input px for evaluation.
+    The card arrays hold every card with any part in view; `anchor` is (row, col) of its
+    heatmap peak, (-1, -1) for a card too hidden to be a target."""
+
+    image: np.ndarray  # (H, W, 3) uint8
+    heatmap: np.ndarray  # (h, w) float32
+    boxes: np.ndarray  # (7, h, w) float32, meaningful where mask
+    mask: np.ndarray  # (h, w) bool: anchor cells
+    quads: np.ndarray  # (n, 4, 2) float32, input px, first edge short
+    visible: np.ndarray  # (n,) float32
+    face_up: np.ndarray  # (n,) bool
+    role: np.ndarray  # (n,) int8 index in ROLES
+    fan: np.ndarray  # (n,) int16: marker group (same role, overlapping), -1 if none
+    anchor: np.ndarray  # (n, 2) int32
+
+
+def _gaussian(heatmap: np.ndarray, row: int, col: int, radius: int) -> None:
+    """CenterNet's peak: exp(-d²/2σ²), σ = (2r + 1) / 6, kept with max where peaks meet."""
+    sigma = (2 * radius + 1) / 6
+    h, w = heatmap.shape
+    y0, y1 = max(0, row - radius), min(h, row + radius + 1)
+    x0, x1 = max(0, col - radius), min(w, col + radius + 1)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    g = np.exp(-((yy - row) ** 2 + (xx - col) ** 2) / (2 * sigma * sigma))
+    np.maximum(heatmap[y0:y1, x0:x1], g, out=heatmap[y0:y1, x0:x1])
+
+
+def _fans(result: RenderResult, targets: list[int]) -> dict[int, int]:
+    """Marker cards grouped by role and overlap on the table: card index -> group id."""
+    markers = [i for i in targets if result.cards[i].role in MARKER_ROLES]
+    parent = {i: i for i in markers}
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for a, i in enumerate(markers):
+        for j in markers[a + 1:]:
+            ci, cj = result.cards[i], result.cards[j]
+            if ci.role != cj.role:
+                continue
+            inter, _ = cv2.intersectConvexConvex(np.float32(ci.quad_mm), np.float32(cj.quad_mm))
+            if inter > 1.0:  # mm²
+                parent[root(j)] = root(i)
+    roots = sorted({root(i) for i in markers})
+    return {i: roots.index(root(i)) for i in markers}
+
+
+def scene_targets(result: RenderResult, long_side: int = LONG_SIDE) -> SceneTargets:
+    """Network input and targets for one rendered scene (needs `result.owner`)."""
+    if result.owner is None:
+        raise ValueError("the render result has no owner map")
+    frame_h, frame_w = result.image.shape[:2]
+    image, box = prepare(result.image, long_side, MULTIPLE)
+    out_h, out_w = box.padded[1] // STRIDE, box.padded[0] // STRIDE
+    heatmap = np.zeros((out_h, out_w), np.float32)
+    boxes = np.zeros((len(CHANNELS), out_h, out_w), np.float32)
+    taken = np.zeros((out_h, out_w), bool)
+    cell_per_px = float(np.mean(box.scale)) / STRIDE
+
+    seen = [i for i, c in enumerate(result.cards) if c.visible > 0]
+    targets = [i for i in seen if result.cards[i].visible >= MIN_VISIBLE]
+    candidates = []  # (thickness, index, cells, distances) of each target's visible pixels
+    for i in targets:
+        quad = result.cards[i].quad
+        x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int), 0)
+        x1, y1 = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + 1, [frame_w, frame_h])
+        mine = (result.owner[y0:y1, x0:x1] == i).astype(np.uint8)
+        # padded with background: the frame's edge bounds what shows too
+        dist = cv2.distanceTransform(np.pad(mine, 1), cv2.DIST_L2, 5)[1:-1, 1:-1]
+        ys, xs = np.nonzero(mine)
+        if not len(ys):
+            continue
+        d = dist[ys, xs]
+        cells = np.rint(input_to_cell(box.to_input(np.stack([xs + x0, ys + y0], 1)))).astype(
+            int)
+        cells = np.clip(cells, 0, [out_w - 1, out_h - 1])
+        candidates.append((float(d.max()), i, cells, d))
+
+    anchors = {}
+    # the most visible cards choose first; ties by index, so the result is deterministic
+    for _, i, cells, d in sorted(candidates, key=lambda t: (-t[0], t[1])):
+        free = ~taken[cells[:, 1], cells[:, 0]]
+        pick = int(np.argmax(np.where(free, d, -1.0))) if free.any() else int(np.argmax(d))
+        col, row = (int(v) for v in cells[pick])
+        taken[row, col] = True
+        anchors[i] = (row, col)
+        centre, size, theta = box_of_quad(box.to_input(result.cards[i].quad))
+        cx, cy = input_to_cell(centre)
+        boxes[:, row, col] = (cx - col, cy - row, *np.log(size / STRIDE), *encode_angle(theta),
+                              float(result.cards[i].face_up))
+        _gaussian(heatmap, row, col, int(0.6 * d[pick] * cell_per_px))
+    for row, col in anchors.values():
+        heatmap[row, col] = 1.0  # exactly 1 at each anchor, whatever the neighbours drew
+
+    fans = _fans(result, list(anchors))
+    cards = [result.cards[i] for i in seen]
+    return SceneTargets(
+        image=image, heatmap=heatmap, boxes=boxes, mask=taken,
+        quads=np.float32([box.to_input(c.quad) for c in cards]).reshape(-1, 4, 2),
+        visible=np.float32([c.visible for c in cards]),
+        face_up=np.array([c.face_up for c in cards], bool),
+        role=np.int8([ROLES.index(c.role) if c.role in ROLES else len(ROLES) - 1
+                      for c in cards]),
+        fan=np.int16([fans.get(i, -1) for i in seen]),
+        anchor=np.int32([anchors.get(i, (-1, -1)) for i in seen]).reshape(-1, 2))
+
+
+def _stack(items: list[SceneTargets]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Images (N, H, W, 3) and targets: dense maps in float16 (half the memory; the peak is
+    exactly 1.0), card labels padded to MAX_CARDS (visible 0 and role -1 in the padding)."""
+    n = len(items)
+    labels = {"quads": np.zeros((n, MAX_CARDS, 4, 2), np.float32),
+              "visible": np.zeros((n, MAX_CARDS), np.float32),
+              "face_up": np.zeros((n, MAX_CARDS), bool),
+              "role": np.full((n, MAX_CARDS), -1, np.int8),
+              "fan": np.full((n, MAX_CARDS), -1, np.int16),
+              "cards": np.zeros(n, np.int16)}
+    for k, t in enumerate(items):
+        m = min(len(t.visible), MAX_CARDS)
+        labels["cards"][k] = m
+        for name in ("quads", "visible", "face_up", "role", "fan"):
+            labels[name][k, :m] = getattr(t, name)[:m]
+    targets = {"heatmap": np.stack([t.heatmap for t in items]).astype(np.float16),
+               "boxes": np.stack([t.boxes for t in items]).astype(np.float16),
+               "mask": np.stack([t.mask for t in items]), **labels}
+    return np.stack([t.image for t in items]), targets
+
+
+def _chunk(seed: int, designs: Sequence[str], count: int,
+           image_size: tuple[int, int]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    items = [scene_targets(render(random_scene(rng, designs=designs, image_size=image_size)))
+             for _ in range(count)]
+    return _stack(items)
+
+
+def make_detector_data(seed: int, designs: Sequence[str], count: int,
+                       image_size: tuple[int, int] = (1280, 720), workers: int = 2,
+                       progress: bool = True) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """`count` scenes rendered at `image_size` from `designs`: images uint8 (N, H, W, 3) at
+    the network's input size and their targets (see `_stack`). Made in chunks of CHUNK
+    scenes, each from its own seed: the same seed gives the same data, any worker count."""
+    seeds = [seed * 100_003 + i for i in range(-(-count // CHUNK))]
+    sizes = [min(CHUNK, count - i * CHUNK) for i in range(len(seeds))]
+    args = [(s, list(designs), n, tuple(image_size)) for s, n in zip(seeds, sizes, strict=True)]
+    parts = []
+    if workers <= 1:
+        for i, a in enumerate(args, 1):
+            parts.append(_chunk(*a))
+            if progress:
+                progress_bar("scenes", i, len(args))
+    else:
+        with ProcessPoolExecutor(workers) as pool:
+            jobs = [pool.submit(_chunk, *a) for a in args]
+            for i, job in enumerate(jobs, 1):
+                parts.append(job.result())
+                if progress:
+                    progress_bar("scenes", i, len(jobs))
+    images = np.concatenate([p[0] for p in parts])
+    return images, {k: np.concatenate([p[1][k] for p in parts]) for k in parts[0][1]}
+
+
+def progress_bar(what: str, done: int, total: int, extra: str = "") -> None:
+    bar = "#" * (30 * done // max(total, 1))
+    print(f"\r{what:>8} [{bar:<30}] {done}/{total} {extra}", end="", file=sys.stderr,
+          flush=True)
+    if done >= total:
+        print(file=sys.stderr)

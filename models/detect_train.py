@@ -1,0 +1,371 @@
+"""Train the card detector on rendered table scenes and export it to ONNX.
+
+    pip install -e '.[train]'                                  # PyTorch, CPU build
+    python -m models.detect_train --scenes 8000 --epochs 25 --seed 0
+                                  # writes models/card_detector.onnx and its .json report
+
+A CenterNet-style network (targets: `models.detect_data`). Whole design families are held
+out as for the classifier (`models.train`): the score threshold and the NMS overlap are
+chosen on the calibration families, the figures are on the test families, at 720p and 1080p:
+recall and precision of cards (a detection is right at IoU ≥ 0.5 of its rotated box with the
+card's quad) and how often a fan of markers is counted exactly. Reproducible from the seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import warnings
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from vision.detect import CHANNELS, LONG_SIDE, MULTIPLE, STRIDE, decode, iou_matrix, rotated_nms
+
+from .detect_data import MARKER_ROLES, MIN_VISIBLE, ROLES, make_detector_data, progress_bar
+from .train import CALIBRATION_FAMILIES, HELD_OUT_FAMILIES, split_designs
+
+MODELS = Path(__file__).parent
+MATCH_IOU = 0.5
+SIZES = {"720p": (1280, 720), "1080p": (1920, 1080)}
+SCORE_GRID = tuple(float(t) for t in np.round(np.arange(0.15, 0.76, 0.05), 2))
+NMS_GRID = (0.7, 0.8, 0.9, 0.95, 1.01)  # 1.01: no rotated-box NMS at all
+BATCH = 16
+
+
+def build_model():  # -> torch.nn.Module (torch is imported lazily: the train extra)
+    """Stride-2 stages down to 1/16 (the context that tells a marker's sliver from a card
+    edge), a light FPN back up to 1/4, then 3×3 heads: 1 heatmap and 7 box channels."""
+    import torch
+    from torch import nn
+
+    def conv(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
+        return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, dilation, dilation, bias=False),
+                             nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+    class DetectorNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.s4 = nn.Sequential(conv(3, 16, 2), conv(16, 32, 2), conv(32, 32))
+            self.s8 = nn.Sequential(conv(32, 64, 2), conv(64, 64))
+            self.s16 = nn.Sequential(conv(64, 96, 2), conv(96, 96), conv(96, 96, dilation=2))
+            self.lat16, self.lat8 = nn.Conv2d(96, 48, 1), nn.Conv2d(64, 48, 1)
+            self.fuse8 = conv(48, 48)
+            self.up8, self.lat4 = nn.Conv2d(48, 32, 1), nn.Conv2d(32, 32, 1)
+            self.fuse4 = conv(32, 32)
+            self.heat = nn.Conv2d(32, 1, 3, padding=1)
+            self.boxes = nn.Conv2d(32, len(CHANNELS), 3, padding=1)
+            nn.init.constant_(self.heat.bias, -2.19)  # CenterNet: start at p ≈ 0.1
+
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            up = nn.functional.interpolate
+            f4 = self.s4(x)
+            f8 = self.s8(f4)
+            f16 = self.s16(f8)
+            p8 = self.fuse8(self.lat8(f8) + up(self.lat16(f16), scale_factor=2.0))
+            p4 = self.fuse4(self.lat4(f4) + up(self.up8(p8), scale_factor=2.0))
+            return self.heat(p4), self.boxes(p4)
+
+    return DetectorNet()
+
+
+def gmacs(model, size: tuple[int, int] = (512, 288)) -> float:
+    """Multiply-accumulates of the convolutions for one (w, h) input, in billions."""
+    import torch
+
+    total = 0
+
+    def hook(module, _inputs, output) -> None:
+        nonlocal total
+        k = module.kernel_size[0] * module.kernel_size[1]
+        total += output.numel() * module.in_channels // module.groups * k
+
+    handles = [m.register_forward_hook(hook) for m in model.modules()
+               if isinstance(m, torch.nn.Conv2d)]
+    model.eval()
+    with torch.no_grad():
+        model(torch.zeros(1, 3, size[1], size[0]))
+    for h in handles:
+        h.remove()
+    return total / 1e9
+
+
+def _batch(images: np.ndarray, targets: dict, index: np.ndarray, rng: np.random.Generator):
+    """Tensors for a batch, flipped at random: a flip moves the anchors and negates the
+    offsets along it and sin 2θ (a half turn, both flips, leaves 2θ as it was)."""
+    import torch
+
+    x = torch.from_numpy(images[index]).permute(0, 3, 1, 2).float().div_(255.0)
+    heat = torch.from_numpy(targets["heatmap"][index].astype(np.float32))[:, None]
+    boxes = torch.from_numpy(targets["boxes"][index].astype(np.float32))
+    mask = torch.from_numpy(targets["mask"][index])[:, None]
+    for dim, offset in ((3, 0), (2, 1)):
+        if rng.random() < 0.5:
+            x, heat, boxes, mask = (t.flip(dim) for t in (x, heat, boxes, mask))
+            boxes[:, offset] *= -1
+            boxes[:, 5] *= -1
+    return x, heat, boxes, mask
+
+
+def losses(heat_logit, box_out, heat, boxes, mask) -> tuple:
+    """CenterNet's focal loss on the heatmap (α 2, β 4) and, at anchor cells, L1 on the
+    offset, log size and angle code and a binary cross-entropy on face up; each per card."""
+    import torch
+    from torch.nn import functional
+
+    pos = heat.eq(1).float()
+    n = pos.sum().clamp(min=1)
+    log_p = functional.logsigmoid(heat_logit)
+    log_not_p = functional.logsigmoid(-heat_logit)
+    p = log_p.exp()
+    focal = -(pos * (1 - p) ** 2 * log_p
+              + (1 - pos) * (1 - heat) ** 4 * p ** 2 * log_not_p).sum() / n
+    m = mask.expand_as(boxes[:, :6]).float()
+    l1 = (torch.abs(box_out[:, :6] - boxes[:, :6]) * m).sum() / n
+    face = (functional.binary_cross_entropy_with_logits(box_out[:, 6:], boxes[:, 6:],
+                                                        reduction="none") * mask).sum() / n
+    return focal, l1, face
+
+
+def train(model, images: np.ndarray, targets: dict, epochs: int, seed: int) -> None:
+    import torch
+
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    steps = max(1, epochs * (len(images) // BATCH))
+    optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, 2e-3, total_steps=steps,
+                                                   pct_start=0.15)
+    step = 0
+    for epoch in range(epochs):
+        model.train()
+        order = rng.permutation(len(images))
+        started, running = time.perf_counter(), None
+        batches = max(1, len(order) // BATCH)
+        for b in range(batches):
+            x, heat, boxes, mask = _batch(images, targets, order[b * BATCH:(b + 1) * BATCH], rng)
+            heat_logit, box_out = model(x)
+            focal, l1, face = losses(heat_logit, box_out, heat, boxes, mask)
+            loss = focal + l1 + 0.5 * face
+            optimiser.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 10.0)
+            optimiser.step()
+            if step < steps - 1:
+                schedule.step()
+            step += 1
+            parts = np.array([focal.item(), l1.item(), face.item()])
+            running = parts if running is None else 0.95 * running + 0.05 * parts
+            rate = (b + 1) * BATCH / (time.perf_counter() - started)
+            progress_bar(f"ep {epoch + 1}", b + 1, batches,
+                         f"heat {running[0]:.3f} box {running[1]:.3f} face {running[2]:.3f} "
+                         f"{rate:.1f} img/s")
+
+
+def exported(model):  # -> torch.nn.Module
+    """The network as shipped: BGR 0–255 in; heatmap and face up as probabilities."""
+    import torch
+
+    class Shipped(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.net = model
+
+        def forward(self, image: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            heat, boxes = self.net(image / 255.0)
+            return torch.sigmoid(heat), torch.cat([boxes[:, :6], torch.sigmoid(boxes[:, 6:])],
+                                                  dim=1)
+
+    return Shipped().eval()
+
+
+def outputs(model, images: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    import torch
+
+    shipped = exported(model)
+    heats, boxes = [], []
+    with torch.no_grad():
+        for i in range(0, len(images), 32):
+            x = torch.from_numpy(images[i:i + 32]).permute(0, 3, 1, 2).float()
+            h, b = shipped(x)
+            heats.append(h[:, 0].numpy())
+            boxes.append(b.numpy())
+    return np.concatenate(heats), np.concatenate(boxes)
+
+
+class Scored:
+    """One test set's candidate detections (a low threshold, before NMS) and their overlaps
+    with each other and with the cards, so that thresholds are tried cheaply."""
+
+    def __init__(self, heats: np.ndarray, boxes: np.ndarray, targets: dict) -> None:
+        self.scenes = []
+        for k in range(len(heats)):
+            found = decode(heats[k], boxes[k], min(SCORE_GRID))
+            quads = found.quads()
+            n = int(targets["cards"][k])
+            cards = targets["quads"][k, :n]
+            self.scenes.append({
+                "scores": found.scores, "self": iou_matrix(quads, quads),
+                "cards": iou_matrix(quads, cards), "visible": targets["visible"][k, :n],
+                "role": targets["role"][k, :n], "fan": targets["fan"][k, :n]})
+
+    def metrics(self, threshold: float, nms_iou: float) -> dict:
+        hits = misses = false = 0
+        by_role: Counter = Counter()
+        role_total: Counter = Counter()
+        fans = exact = fans_2 = exact_2 = 0
+        for s in self.scenes:
+            keep = np.nonzero(s["scores"] >= threshold)[0]
+            keep = keep[rotated_nms(None, s["scores"][keep], nms_iou,
+                                    s["self"][np.ix_(keep, keep)])]
+            target = s["visible"] >= MIN_VISIBLE
+            taken = np.zeros(len(target), bool)
+            fan_count: Counter = Counter()
+            for d in keep:  # best first
+                iou = s["cards"][d]
+                free = np.where(target & ~taken, iou, 0.0)
+                if free.size and free.max() >= MATCH_IOU:
+                    taken[int(free.argmax())] = True
+                    hits += 1
+                elif not (iou.size and np.any((iou >= MATCH_IOU) & ~target)):
+                    false += 1  # a card under 3 % visible found is neither right nor wrong
+                best = np.where(target, iou, 0.0)
+                if best.size and best.max() >= MATCH_IOU and s["fan"][best.argmax()] >= 0:
+                    fan_count[int(s["fan"][best.argmax()])] += 1
+            misses += int((target & ~taken).sum())
+            for r, t in zip(s["role"][target], taken[target], strict=True):
+                role_total[ROLES[r]] += 1
+                by_role[ROLES[r]] += int(t)
+            sizes = Counter(int(f) for f in s["fan"][target] if f >= 0)
+            for f, size in sizes.items():
+                fans += 1
+                exact += fan_count[f] == size
+                if size >= 2:
+                    fans_2 += 1
+                    exact_2 += fan_count[f] == size
+        recall = hits / max(1, hits + misses)
+        precision = hits / max(1, hits + false)
+        return {
+            "scenes": len(self.scenes), "cards": hits + misses,
+            "recall": round(recall, 4), "precision": round(precision, 4),
+            "f1": round(2 * recall * precision / max(1e-9, recall + precision), 4),
+            "recall_by_role": {r: round(by_role[r] / role_total[r], 4)
+                               for r in sorted(role_total)},
+            "marker_fans": fans, "marker_fans_exact": round(exact / max(1, fans), 4),
+            "marker_fans_2plus": fans_2,
+            "marker_fans_2plus_exact": round(exact_2 / max(1, fans_2), 4)}
+
+
+def pick_thresholds(scored: Scored) -> tuple[float, float]:
+    """The score threshold and NMS overlap with the best F1 on the calibration designs."""
+    best = max((scored.metrics(t, n)["f1"], -t, n) for t in SCORE_GRID for n in NMS_GRID)
+    return float(-best[1]), float(best[2])
+
+
+def export(model, path: Path) -> None:
+    import torch
+
+    # dynamo=False is the exporter that handles this graph; its deprecation notice is noise
+    warnings.filterwarnings("ignore", message=".*legacy TorchScript-based ONNX",
+                            category=DeprecationWarning)
+    dummy = torch.zeros(1, 3, 288, LONG_SIDE)
+    torch.onnx.export(exported(model), dummy, str(path), input_names=["image"],
+                      output_names=["heatmap", "boxes"], opset_version=17, dynamo=False,
+                      dynamic_axes={"image": {0: "n", 2: "height", 3: "width"},
+                                    "heatmap": {0: "n", 2: "rows", 3: "cols"},
+                                    "boxes": {0: "n", 2: "rows", 3: "cols"}})
+
+
+def check_onnx(model, path: Path, images: np.ndarray) -> dict:
+    """The exported file against torch on the same images, and its time on one thread."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    heat, boxes = outputs(model, images[:2])
+    diff = 0.0
+    for k in range(min(2, len(images))):
+        x = images[k:k + 1].transpose(0, 3, 1, 2).astype(np.float32)
+        h, b = session.run(None, {"image": x})
+        diff = max(diff, float(np.abs(h[0, 0] - heat[k]).max()),
+                   float(np.abs(b[0] - boxes[k]).max()))
+    x = images[:1].transpose(0, 3, 1, 2).astype(np.float32)
+    times = []
+    for _ in range(15):
+        started = time.perf_counter()
+        session.run(None, {"image": x})
+        times.append(time.perf_counter() - started)
+    return {"max_abs_diff_vs_torch": diff, "ms_one_thread": round(1000 * np.median(times), 1),
+            "input": [int(images.shape[2]), int(images.shape[1])]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--scenes", type=int, default=8000, help="training scenes")
+    parser.add_argument("--epochs", type=int, default=25)
+    parser.add_argument("--share-1080", type=float, default=0.25,
+                        help="share of the training scenes rendered at 1080p (rest 720p)")
+    parser.add_argument("--eval", type=int, default=200, help="scenes a test set")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=MODELS / "card_detector.onnx")
+    args = parser.parse_args()
+
+    import torch
+
+    torch.set_num_threads(args.workers)
+    train_designs, calibration_designs, held_designs = split_designs()
+    print(f"designs: {len(train_designs)} for training, {len(calibration_designs)} for "
+          f"calibration, {len(held_designs)} held out ({', '.join(held_designs)})",
+          file=sys.stderr)
+    n1080 = round(args.scenes * args.share_1080)
+    parts = [make_detector_data(args.seed, train_designs, args.scenes - n1080, SIZES["720p"],
+                                args.workers)]
+    if n1080:
+        parts.append(make_detector_data(args.seed + 5, train_designs, n1080, SIZES["1080p"],
+                                        args.workers))
+    images = np.concatenate([p[0] for p in parts])
+    targets = {k: np.concatenate([p[1][k] for p in parts]) for k in parts[0][1]}
+    del parts
+    model = build_model()
+    started = time.perf_counter()
+    train(model, images, targets, args.epochs, args.seed)
+    train_seconds = time.perf_counter() - started
+
+    cal_images, cal_targets = make_detector_data(args.seed + 1, calibration_designs, args.eval,
+                                                 SIZES["720p"], args.workers)
+    calibration = Scored(*outputs(model, cal_images), cal_targets)
+    threshold, nms_iou = pick_thresholds(calibration)
+    report: dict = {
+        "seed": args.seed, "scenes": args.scenes, "share_1080": args.share_1080,
+        "epochs": args.epochs, "train_seconds": round(train_seconds),
+        "input_long_side": LONG_SIDE, "pad_multiple": MULTIPLE, "stride": STRIDE,
+        "channels": list(CHANNELS), "min_visible": MIN_VISIBLE, "match_iou": MATCH_IOU,
+        "score_threshold": threshold, "nms_iou": nms_iou,
+        "gmac_512x288": round(gmacs(model), 3),
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "train_designs": train_designs, "calibration_designs": calibration_designs,
+        "held_out_designs": held_designs, "held_out_families": list(HELD_OUT_FAMILIES),
+        "calibration_families": list(CALIBRATION_FAMILIES), "marker_roles": list(MARKER_ROLES),
+        "calibration": calibration.metrics(threshold, nms_iou),
+        "held_out": {}}
+    for k, (name, size) in enumerate(SIZES.items()):
+        test_images, test_targets = make_detector_data(args.seed + 2 + k, held_designs,
+                                                       args.eval, size, args.workers)
+        report["held_out"][name] = Scored(*outputs(model, test_images),
+                                          test_targets).metrics(threshold, nms_iou)
+    export(model, args.out)
+    report["onnx"] = check_onnx(model, args.out, test_images)
+    report["onnx_bytes"] = args.out.stat().st_size
+    args.out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps({k: report[k] for k in ("score_threshold", "nms_iou", "calibration",
+                                             "held_out", "onnx")}, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""The card detector's run time without a trained model: loading errors, peaks, NMS."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from vision.classify import ModelError
+from vision.detect import (
+    CHANNELS,
+    STRIDE,
+    CardDetector,
+    orientations,
+    peaks,
+    quads_of_boxes,
+    rotated_nms,
+)
+from vision.observation import SIDEWAYS, UPRIGHT
+
+
+def test_missing_model_is_a_one_line_error(tmp_path):
+    with pytest.raises(ModelError) as error:
+        CardDetector(tmp_path / "nope.onnx")
+    assert "nope.onnx" in str(error.value) and "\n" not in str(error.value)
+
+
+def test_corrupt_model_is_a_one_line_error(tmp_path):
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not a model")
+    bad.with_suffix(".json").write_text(json.dumps({
+        "input_long_side": 512, "pad_multiple": 32, "stride": STRIDE, "channels": CHANNELS,
+        "score_threshold": 0.3, "nms_iou": 0.8}))
+    with pytest.raises(ModelError) as error:
+        CardDetector(bad)
+    assert "bad.onnx" in str(error.value) and "\n" not in str(error.value)
+
+
+def test_peaks_are_local_maxima_above_the_threshold_best_first():
+    heat = np.zeros((20, 30), np.float32)
+    heat[5, 5], heat[5, 6], heat[10, 20], heat[15, 3] = 0.9, 0.5, 0.95, 0.2
+    rows, cols = peaks(heat, 0.3)
+    assert list(zip(rows.tolist(), cols.tolist(), strict=True)) == [(10, 20), (5, 5)]
+
+
+def test_nms_merges_a_duplicate_but_keeps_stacked_markers():
+    # one card twice (boxes 1 px apart), and two markers 8 mm (~10 % of the short side) apart
+    centres = np.array([[100, 100], [101, 100], [300, 100], [300, 110]], float)
+    quads = quads_of_boxes(centres, [[120, 86]] * 4, np.full(4, np.pi / 2))
+    keep = rotated_nms(quads, np.array([0.9, 0.8, 0.7, 0.6]), 0.9)
+    assert keep.tolist() == [0, 2, 3]
+
+
+def test_orientation_follows_the_image_or_the_table():
+    quads = quads_of_boxes([[50, 50], [50, 50]], [[88, 63], [88, 63]], [np.pi / 2, 0.0])
+    assert orientations(quads) == [UPRIGHT, SIDEWAYS]
+    turn = np.array([[0, 1, 0], [-1, 0, 0], [0, 0, 1]], float)  # the table is a quarter turn
+    assert orientations(quads, turn) == [SIDEWAYS, UPRIGHT]

@@ -1,0 +1,297 @@
+"""The card detector at run time: onnxruntime on the shipped model, no torch.
+
+A small CenterNet-style network sees the frame scaled so that its long side is 512 px (aspect
+kept, padded right and bottom to a multiple of 32) and gives, every 4 input px (one *cell*), a
+heatmap of card anchors and, at each anchor, the card's full centre, size, angle and face-up
+probability.
+
+A card's **anchor** is the most interior point of the part of it that shows (the maximum of
+the distance transform of its visible pixels), not its centre: the centres of markers tucked
+under a minion, or of a fan of markers, lie within a cell or two of each other and of the
+minion's, but what shows of each card is apart. The regressed **centre** is the whole card's,
+hidden part included, so every quad is the full card and can be rectified.
+
+    python -m vision.detect FRAME.png [--model models/card_detector.onnx]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .classify import ModelError
+from .observation import SIDEWAYS, UPRIGHT, Observation
+from .rectify import portrait_order
+
+MODEL = Path(__file__).resolve().parents[1] / "models" / "card_detector.onnx"
+LONG_SIDE = 512  # network input: the frame's long side, in px
+MULTIPLE = 32  # input padded to a multiple of the deepest stride
+STRIDE = 4  # input px per output cell
+# Regression channels at an anchor cell: offset from the cell to the full card's centre
+# (cells), log of the long and short side (cells), the long side's angle doubled (a card is
+# the same turned half round), face-up probability.
+CHANNELS = ("dx", "dy", "log_long", "log_short", "cos2", "sin2", "face_up")
+
+
+@dataclass(frozen=True)
+class Letterbox:
+    """How a frame maps onto the network input: scaled by `scale`, then padded."""
+
+    scale: tuple[float, float]  # input px per frame px, (x, y)
+    size: tuple[int, int]  # the scaled frame, (w, h)
+    padded: tuple[int, int]  # the network input, (w, h)
+
+    def to_input(self, points: np.ndarray) -> np.ndarray:
+        """Frame px -> input px (pixel centres at integers in both)."""
+        return (np.asarray(points, np.float64) + 0.5) * self.scale - 0.5
+
+    def to_frame(self, points: np.ndarray) -> np.ndarray:
+        return (np.asarray(points, np.float64) + 0.5) / self.scale - 0.5
+
+
+def letterbox(frame_size: tuple[int, int], long_side: int = LONG_SIDE,
+              multiple: int = MULTIPLE) -> Letterbox:
+    """The mapping for a frame of (w, h) px."""
+    w, h = frame_size
+    k = long_side / max(w, h)
+    sw, sh = max(1, round(w * k)), max(1, round(h * k))
+    pw, ph = (-(-sw // multiple) * multiple, -(-sh // multiple) * multiple)
+    return Letterbox((sw / w, sh / h), (sw, sh), (pw, ph))
+
+
+def prepare(frame: np.ndarray, long_side: int = LONG_SIDE,
+            multiple: int = MULTIPLE) -> tuple[np.ndarray, Letterbox]:
+    """The network's input image (h, w, 3) uint8 BGR for a BGR (or grey) frame."""
+    if frame.ndim == 2:
+        frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    box = letterbox((frame.shape[1], frame.shape[0]), long_side, multiple)
+    # area averaging, as a webcam's downscale would: no aliasing of the card edges
+    scaled = cv2.resize(frame[:, :, :3], box.size, interpolation=cv2.INTER_AREA)
+    image = np.zeros((box.padded[1], box.padded[0], 3), np.uint8)
+    image[: box.size[1], : box.size[0]] = scaled
+    return image, box
+
+
+def input_to_cell(points: np.ndarray) -> np.ndarray:
+    """Input px -> output cells (cell centres at integers)."""
+    return (np.asarray(points, np.float64) + 0.5) / STRIDE - 0.5
+
+
+def cell_to_input(points: np.ndarray) -> np.ndarray:
+    return (np.asarray(points, np.float64) + 0.5) * STRIDE - 0.5
+
+
+def encode_angle(theta: np.ndarray | float) -> np.ndarray:
+    """(cos 2θ, sin 2θ) of a long side at θ radians: θ and θ + π give the same code."""
+    theta = np.asarray(theta, np.float64)
+    return np.stack([np.cos(2 * theta), np.sin(2 * theta)], axis=-1)
+
+
+def decode_angle(code: np.ndarray) -> np.ndarray:
+    """θ in (-π/2, π/2] from (cos 2θ, sin 2θ), which need not be of unit length."""
+    code = np.asarray(code, np.float64)
+    return 0.5 * np.arctan2(code[..., 1], code[..., 0])
+
+
+def box_of_quad(quad: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """(centre, (long, short), θ of the long side) of the rotated rectangle that fits a card
+    quad whose first edge is a short side (a label's quad or a portrait-ordered one)."""
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    long_vec = ((q[3] - q[0]) + (q[2] - q[1])) / 2
+    short_vec = ((q[1] - q[0]) + (q[2] - q[3])) / 2
+    if np.linalg.norm(short_vec) > np.linalg.norm(long_vec):  # a landscape design
+        long_vec, short_vec = short_vec, long_vec
+    size = np.array([np.linalg.norm(long_vec), np.linalg.norm(short_vec)])
+    return q.mean(axis=0), size, float(np.arctan2(long_vec[1], long_vec[0]))
+
+
+def quads_of_boxes(centres: np.ndarray, sizes: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """(N, 4, 2) rectangles, clockwise on screen from a corner whose first edge is short."""
+    centres = np.asarray(centres, np.float64).reshape(-1, 2)
+    sizes = np.asarray(sizes, np.float64).reshape(-1, 2)
+    angles = np.asarray(angles, np.float64).reshape(-1)
+    along = np.stack([np.cos(angles), np.sin(angles)], axis=1) * sizes[:, :1] / 2
+    across = np.stack([-np.sin(angles), np.cos(angles)], axis=1) * sizes[:, 1:] / 2
+    corners = np.stack([-along - across, -along + across, along + across, along - across],
+                       axis=1) + centres[:, None]
+    return np.stack([portrait_order(q) for q in corners]) if len(corners) else \
+        np.zeros((0, 4, 2), np.float32)
+
+
+def polygon_iou(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over union of two convex polygons (a card quad, a rotated box)."""
+    a, b = np.float32(a).reshape(-1, 2), np.float32(b).reshape(-1, 2)
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    union = abs(cv2.contourArea(a)) + abs(cv2.contourArea(b)) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pairwise IoU of convex quads; pairs too far apart to touch are not computed."""
+    out = np.zeros((len(a), len(b)), np.float64)
+    if not len(a) or not len(b):
+        return out
+    ca, cb = a.mean(axis=1), b.mean(axis=1)
+    ra = np.linalg.norm(a - ca[:, None], axis=2).max(axis=1)
+    rb = np.linalg.norm(b - cb[:, None], axis=2).max(axis=1)
+    near = np.linalg.norm(ca[:, None] - cb[None], axis=2) < ra[:, None] + rb[None]
+    for i, j in zip(*np.nonzero(near), strict=True):
+        out[i, j] = polygon_iou(a[i], b[j])
+    return out
+
+
+def rotated_nms(quads: np.ndarray | None, scores: np.ndarray, iou: float,
+                overlaps: np.ndarray | None = None) -> np.ndarray:
+    """Indices kept, best first: a box goes when it overlaps a better one by `iou` or more
+    (`overlaps`, their IoU matrix, if already known). The threshold is high: the boxes of
+    stacked markers a few mm apart overlap a lot, yet each is a card; duplicates of one card
+    (two peaks on its two visible ends) coincide."""
+    order = np.argsort(-np.asarray(scores), kind="stable")
+    overlaps = iou_matrix(quads, quads) if overlaps is None else overlaps
+    keep: list[int] = []
+    for i in order:
+        if all(overlaps[i, j] < iou for j in keep):
+            keep.append(int(i))
+    return np.array(keep, np.int64)
+
+
+@dataclass
+class Boxes:
+    """Detections in network-input px."""
+
+    centres: np.ndarray  # (N, 2)
+    sizes: np.ndarray  # (N, 2) long, short
+    angles: np.ndarray  # (N,) long side, radians
+    scores: np.ndarray  # (N,) heatmap peak
+    face_up: np.ndarray  # (N,) probability
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+    def quads(self) -> np.ndarray:
+        return quads_of_boxes(self.centres, self.sizes, self.angles)
+
+    def take(self, index: np.ndarray) -> Boxes:
+        return Boxes(self.centres[index], self.sizes[index], self.angles[index],
+                     self.scores[index], self.face_up[index])
+
+
+def peaks(heat: np.ndarray, threshold: float, limit: int = 300) -> tuple[np.ndarray, ...]:
+    """(rows, cols) of the heatmap's local maxima (3×3) at or above `threshold`, best first."""
+    heat = np.ascontiguousarray(heat, np.float32)
+    local = cv2.dilate(heat, np.ones((3, 3), np.uint8), borderType=cv2.BORDER_CONSTANT,
+                       borderValue=0.0)
+    rows, cols = np.nonzero((heat >= local) & (heat >= threshold))
+    order = np.argsort(-heat[rows, cols], kind="stable")[:limit]
+    return rows[order], cols[order]
+
+
+def decode(heat: np.ndarray, boxes: np.ndarray, threshold: float,
+           limit: int = 300) -> Boxes:
+    """The network's outputs for one image, heat (h, w) and boxes (7, h, w) as exported
+    (probabilities, not logits), to boxes in input px; no NMS yet."""
+    rows, cols = peaks(heat, threshold, limit)
+    values = boxes[:, rows, cols].astype(np.float64)  # (7, N)
+    centres = cell_to_input(np.stack([cols + values[0], rows + values[1]], axis=1))
+    sizes = np.exp(np.clip(values[2:4].T, -3.0, 6.0)) * STRIDE
+    return Boxes(centres, sizes, decode_angle(values[4:6].T), heat[rows, cols].astype(
+        np.float64), values[6])
+
+
+def orientations(quads: np.ndarray, table_from_image: np.ndarray | None = None) -> list[str]:
+    """UPRIGHT where the long side runs along the image's vertical (or, given the table
+    homography, along the table's y axis), SIDEWAYS otherwise."""
+    out = []
+    for quad in quads:
+        q = np.float64(quad)
+        if table_from_image is not None:
+            q = cv2.perspectiveTransform(q[None], np.float64(table_from_image))[0]
+        dx, dy = ((q[3] - q[0]) + (q[2] - q[1])) / 2  # portrait order: a long side
+        side = ((q[1] - q[0]) + (q[2] - q[3])) / 2
+        if np.hypot(*side) > np.hypot(dx, dy):  # a homography can swap which looks longer
+            dx, dy = side
+        out.append(UPRIGHT if abs(dy) >= abs(dx) else SIDEWAYS)
+    return out
+
+
+class CardDetector:
+    """Every card in a frame, face up or down, covered or not, as full-card quads."""
+
+    def __init__(self, model: Path = MODEL, *, threads: int = 1) -> None:
+        import onnxruntime as ort
+
+        try:
+            if not Path(model).is_file():
+                raise OSError("no such file (train one: python -m models.detect_train)")
+            meta = json.loads(Path(model).with_suffix(".json").read_text())
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = threads
+            options.inter_op_num_threads = 1
+            self.session = ort.InferenceSession(str(model), options,
+                                                providers=["CPUExecutionProvider"])
+            self.long_side = int(meta["input_long_side"])
+            self.multiple = int(meta["pad_multiple"])
+            self.threshold = float(meta["score_threshold"])
+            self.nms_iou = float(meta["nms_iou"])
+            if int(meta["stride"]) != STRIDE or tuple(meta["channels"]) != CHANNELS:
+                raise ValueError("stride or channels differ from this code's")
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise ModelError(f"cannot load the card detector {model}: {error}") from None
+        except Exception as error:  # onnxruntime raises its own types for a bad file
+            raise ModelError(f"cannot load the card detector {model}: "
+                             f"{str(error).splitlines()[0]}") from None
+
+    def boxes(self, frame: np.ndarray) -> tuple[Boxes, Letterbox]:
+        """Detections in network-input px after NMS, and the frame's letterbox."""
+        image, box = prepare(frame, self.long_side, self.multiple)
+        x = np.ascontiguousarray(image.transpose(2, 0, 1)[None], dtype=np.float32)
+        heat, regression = self.session.run(None, {"image": x})
+        found = decode(heat[0, 0], regression[0], self.threshold)
+        return found.take(rotated_nms(found.quads(), found.scores, self.nms_iou)), box
+
+    def detect(self, frame: np.ndarray, table_from_image: np.ndarray | None = None,
+               timestamp: float = 0.0) -> Observation:
+        """The cards in a BGR frame: quads in the frame's px (clockwise, first edge short),
+        orientation to the image or, given the image -> table mm homography, to the table;
+        extra columns `score` (detector) and `face_up` (probability). Cards are UNKNOWN
+        until classified."""
+        found, box = self.boxes(frame)
+        quads = box.to_frame(found.quads()).astype(np.float32).reshape(-1, 4, 2)
+        obs = Observation.build(quads, orientation=orientations(quads, table_from_image),
+                                timestamp=timestamp)
+        obs.extra["score"] = found.scores.astype(np.float32)
+        obs.extra["face_up"] = found.face_up.astype(np.float32)
+        return obs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Detect the cards in one image.")
+    parser.add_argument("image", type=Path)
+    parser.add_argument("--model", type=Path, default=MODEL)
+    parser.add_argument("--out", type=Path, help="write the image with the quads drawn on")
+    args = parser.parse_args()
+    frame = cv2.imread(str(args.image))
+    if frame is None:
+        raise SystemExit(f"cannot read {args.image}")
+    try:
+        obs = CardDetector(args.model).detect(frame)
+    except ModelError as error:
+        raise SystemExit(str(error)) from None
+    if args.out:
+        for quad, up in zip(obs.quads, obs.extra["face_up"], strict=True):
+            colour = (0, 220, 0) if up >= 0.5 else (0, 140, 255)  # face up green, down orange
+            cv2.polylines(frame, [np.round(quad).astype(np.int32)], True, colour, 1,
+                          cv2.LINE_AA)
+        cv2.imwrite(str(args.out), frame)
+    print(json.dumps([{**row, "face_up": round(float(up), 3), "score": round(float(s), 3)}
+                      for row, up, s in zip(obs.to_json(), obs.extra["face_up"],
+                                            obs.extra["score"], strict=True)]))
+
+
+if __name__ == "__main__":
+    main()
