@@ -1,0 +1,74 @@
+"""The shipped card classifier, run by onnxruntime on cards of rendered table scenes."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from vision.classify import MODEL, UNKNOWN, CardClassifier, ModelError
+from vision.layout import random_scene
+from vision.render import render
+
+REPORT = json.loads(MODEL.with_suffix(".json").read_text())
+
+
+@pytest.fixture(scope="module")
+def classifier() -> CardClassifier:
+    return CardClassifier()
+
+
+def _scene_cards(design: str, size: tuple[int, int], wanted: int = 12):
+    """Rendered scenes of `design` until `wanted` fully visible cards: (image, card) pairs."""
+    found = []
+    for seed in range(11, 30):
+        scene = random_scene(np.random.default_rng(seed), designs=[design], image_size=size,
+                             hand_chance=0.0)
+        result = render(scene)
+        found += [(result.image, c) for c in result.cards if c.visible >= 0.97]
+        if len(found) >= wanted:
+            break
+    return found
+
+
+@pytest.mark.parametrize("design", REPORT["held_out_designs"][::4])
+def test_held_out_design_is_never_confidently_wrong_and_mostly_named(classifier, design):
+    cards = _scene_cards(design, (1920, 1080))
+    assert len(cards) >= 12
+    predictions = [classifier.classify_quads(image, [np.float32(c.quad)])[0]
+                   for image, c in cards]
+    truth = [c.card for _, c in cards]
+    wrong = [(p.card, t) for p, t in zip(predictions, truth, strict=True)
+             if p.card not in (UNKNOWN, t)]
+    assert wrong == []  # an answer given with confidence is right
+    best = sum(p.best == t for p, t in zip(predictions, truth, strict=True))
+    assert best >= 0.75 * len(cards), f"{best} of {len(cards)}"
+
+
+def test_noise_is_unknown(classifier):
+    rng = np.random.default_rng(0)
+    noise = rng.integers(0, 256, (16, *reversed(classifier.input_px), 3), dtype=np.uint8)
+    grey = np.full((4, *reversed(classifier.input_px), 3), 128, np.uint8)
+    predictions = classifier.predict(np.concatenate([noise, grey]))
+    assert sum(p.card == UNKNOWN for p in predictions) >= 18
+
+
+def test_missing_model_is_a_one_line_error(tmp_path):
+    with pytest.raises(ModelError) as error:
+        CardClassifier(tmp_path / "nope.onnx")
+    assert "nope.onnx" in str(error.value) and "\n" not in str(error.value)
+
+
+def test_corrupt_model_is_a_one_line_error(tmp_path):
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not a model")
+    bad.with_suffix(".json").write_text(MODEL.with_suffix(".json").read_text())
+    with pytest.raises(ModelError) as error:
+        CardClassifier(bad)
+    assert "bad.onnx" in str(error.value) and "\n" not in str(error.value)
+
+
+def test_the_report_matches_the_model(classifier):
+    assert classifier.classes == REPORT["classes"] and len(classifier.classes) == 54
+    assert 0.5 <= classifier.threshold < 1
