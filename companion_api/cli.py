@@ -75,6 +75,51 @@ def _print_markers(args: argparse.Namespace) -> int:
     return 0
 
 
+def _recognize(args: argparse.Namespace) -> int:
+    """Cards in photos: one JSON list for one image, one JSON line an image for several."""
+    import cv2  # the vision stack loads only for the commands that need it
+
+    from calibration import CalibrationError, LayoutError, TableCalibration, load_layout
+    from vision.classify import ModelError
+    from vision.pipeline import Recognizer
+
+    try:
+        layout = load_layout(args.layout) if args.layout else None
+        recognizer = Recognizer()
+    except (LayoutError, ModelError) as error:
+        raise LogError(str(error)) from None
+    failed = False
+    for path in args.images:
+        frame = cv2.imread(path)
+        if frame is None:
+            print(f"hearthtop-companion: error: {path}: not an image that can be read",
+                  file=sys.stderr)
+            failed = True
+            continue
+        calibration = None
+        if layout is not None:
+            try:
+                calibration = TableCalibration.from_markers(frame, layout.table_mm)
+            except CalibrationError as error:
+                print(f"hearthtop-companion: warning: {path}: {error}; zones left empty",
+                      file=sys.stderr)
+        obs = recognizer.observe(frame, calibration.image_to_table if calibration else None)
+        if calibration is not None:
+            centres = calibration.to_table(obs.quads.mean(axis=1))
+            obs.zones[:] = [layout.zone_at(c) for c in centres]
+        cards = obs.to_json()
+        if len(args.images) == 1:
+            print(json.dumps(cards, indent=2) if args.json else _card_lines(cards))
+        else:
+            print(json.dumps({"image": path, "cards": cards}))
+    return EXIT_USAGE if failed else 0
+
+
+def _card_lines(cards: list[dict]) -> str:
+    return "\n".join(f"{c['card']:>7} {c['confidence']:.3f} {c['orientation']:>8} "
+                     f"{c['zone'] or ''}" for c in cards) or "no cards found"
+
+
 def _summary(game: Game) -> str:
     state = game.state()
     lines = [f"turn {state['turn']}, deck {state['deck']}, discard {state['discard']}"
@@ -103,6 +148,11 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("log", help="event log, one JSON event a line")
     replay.add_argument("--json", action="store_true", help="print the state as JSON")
     replay.set_defaults(handler=_replay)
+    recognize = commands.add_parser("recognize", help="the cards in one or more photos")
+    recognize.add_argument("images", nargs="+", help="image files")
+    recognize.add_argument("--json", action="store_true", help="print JSON")
+    recognize.add_argument("--layout", help="zone layout JSON (the table markers must show)")
+    recognize.set_defaults(handler=_recognize)
     run = commands.add_parser("run", help="run the companion (no source: the bundled demo game)")
     run.add_argument("--source", help="camera index, video file, stream URL or image folder")
     run.set_defaults(handler=_run)
