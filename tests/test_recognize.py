@@ -1,0 +1,57 @@
+"""`recognize`: the real pipeline (shipped detector and classifier) on rendered photos."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion_api.cli import main
+from models.train import HELD_OUT_FAMILIES
+from vision.cardart import get_design, list_designs
+from vision.detect import polygon_iou
+from vision.layout import random_scene
+from vision.render import render
+
+HELD_OUT = [d for d in list_designs() if get_design(d).family in HELD_OUT_FAMILIES]
+
+
+@pytest.fixture(scope="module")
+def photo(tmp_path_factory) -> tuple[Path, list]:
+    scene = random_scene(np.random.default_rng(5), designs=[HELD_OUT[0]],
+                         image_size=(1920, 1080), hand_chance=0.0)
+    result = render(scene)
+    path = tmp_path_factory.mktemp("photos") / "table.png"
+    cv2.imwrite(str(path), result.image)
+    return path, [c for c in result.cards if c.visible >= 0.5]
+
+
+def test_recognize_finds_the_cards_of_a_held_out_deck(photo, capsys):
+    path, cards = photo
+    assert main(["recognize", str(path), "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert all(set(f) >= {"card", "confidence", "quad", "zone"} for f in found)
+    quads = [np.float32(f["quad"]) for f in found]
+    matched = [c for c in cards
+               if any(polygon_iou(np.float32(c.quad), q) >= 0.5 for q in quads)]
+    assert len(matched) >= 0.8 * len(cards), f"{len(matched)} of {len(cards)} found"
+    for f in found:  # what is named with confidence is the card that lies there
+        if f["card"] != "UNKNOWN":
+            best = max(cards, key=lambda c: polygon_iou(np.float32(c.quad),
+                                                        np.float32(f["quad"])))
+            assert f["card"] == best.card
+
+
+def test_several_images_give_one_json_line_each_and_a_bad_one_is_one_line(photo, tmp_path,
+                                                                            capsys):
+    path, _ = photo
+    bad = tmp_path / "broken.jpg"
+    bad.write_bytes(b"not a jpeg")
+    assert main(["recognize", str(path), str(bad), str(path), "--json"]) == 2
+    captured = capsys.readouterr()
+    lines = [json.loads(line) for line in captured.out.splitlines()]
+    assert [line["image"] for line in lines] == [str(path), str(path)]
+    assert captured.err.count("\n") == 1 and "broken.jpg" in captured.err
