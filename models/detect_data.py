@@ -21,6 +21,7 @@ Everything is in cells (input px / 4) and reproducible from the seed.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -41,6 +42,7 @@ from vision.detect import (
 )
 from vision.layout import random_scene
 from vision.render import RenderResult, render
+from vision.scene import Scene
 
 MIN_VISIBLE = 0.03  # a card showing less than this is not a target (nor a false positive)
 MARKER_ROLES = ("armor", "damage", "durability", "buff", "token")
@@ -182,11 +184,30 @@ def _stack(items: list[SceneTargets]) -> tuple[np.ndarray, dict[str, np.ndarray]
     return np.stack([t.image for t in items]), targets
 
 
+CLOSE_UP_SHARE = 0.35  # scenes seen from nearer: a photo of a few cards, not the table
+
+
+def close_up(rng: np.random.Generator, scene: Scene) -> Scene:
+    """The same table from 0.18–0.6 of the distance, aimed at one of its cards: cards then
+    fill a fifth to a third of the frame, as in a phone photo of a few cards."""
+    if not scene.cards:
+        return scene
+    aim = scene.cards[int(rng.integers(len(scene.cards)))].center
+    nearer = float(np.exp(rng.uniform(np.log(0.18), np.log(0.6))))
+    camera = dataclasses.replace(scene.camera, target=tuple(float(v) for v in aim),
+                                 distance=scene.camera.distance * nearer)
+    return dataclasses.replace(scene, camera=camera)
+
+
 def _chunk(seed: int, designs: Sequence[str], count: int,
            image_size: tuple[int, int]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     rng = np.random.default_rng(seed)
-    items = [scene_targets(render(random_scene(rng, designs=designs, image_size=image_size)))
-             for _ in range(count)]
+    items = []
+    for _ in range(count):
+        scene = random_scene(rng, designs=designs, image_size=image_size)
+        if rng.random() < CLOSE_UP_SHARE:
+            scene = close_up(rng, scene)
+        items.append(scene_targets(render(scene)))
     return _stack(items)
 
 

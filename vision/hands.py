@@ -35,6 +35,9 @@ class Hand:
     shadow: float = 0.35
 
 
+_MAX_THICKNESS = 32767  # cv2's MAX_THICKNESS
+
+
 def _reach_out(h: np.ndarray, p: np.ndarray, direction: np.ndarray) -> np.ndarray:
     """A point far along `direction` from p (the arm's shoulder end, beyond the view) that
     is still in front of the camera, where a homography stops meaning anything."""
@@ -130,7 +133,9 @@ def draw_hand(canvas: np.ndarray, hand: Hand, h: np.ndarray, defocus: float = 1.
         a = _clip_segment(a, b, box_lo, box_hi)
         pa = tuple(np.round(a - off).astype(int))
         pb = tuple(np.round(b - off).astype(int))
-        cv2.line(sleeve if is_sleeve else skin, pa, pb, 255, round(t), cv2.LINE_AA)
+        # OpenCV draws 1..MAX_THICKNESS px; a camera close to the hand asks for more
+        width = int(np.clip(round(t), 1, _MAX_THICKNESS))
+        cv2.line(sleeve if is_sleeve else skin, pa, pb, 255, width, cv2.LINE_AA)
     sl = (slice(y0, y1), slice(x0, x1))
     size = (x1 - x0, y1 - y0)
     cover = np.maximum(skin, sleeve)
