@@ -61,21 +61,16 @@ def legal_moves(game: Game, rng: random.Random | None = None) -> list[Event]:
     return [m for m in moves if game.is_legal(m)]
 
 
-def _retarget(game: Game, move: Event, before: int) -> Event | None:
+def _retarget(game: Game, move: Event) -> Event | None:
     """After the opponent's "when" secrets: drop an attack whose attacker is gone, and send
-    one at the Defender that Noble Sacrifice put in its way."""
-    if not isinstance(move, Attack):
-        return move if game.is_legal(move) else None
-    defender = next((m for m in game.sides[other(game.active)].minions
-                     if m.is_token and m.entered > before and m.name == "Defender"), None)
-    if defender is not None:
-        move = Attack(attacker=move.attacker, target=defender.id, source="bot")
+    one at the minion a secret put in its way (Noble Sacrifice's Defender)."""
+    if isinstance(move, Attack) and game.new_targets:
+        move = Attack(attacker=move.attacker, target=min(game.new_targets), source="bot")
     return move if game.is_legal(move) else None
 
 
 def play_turn_event(game: Game, move: Event) -> Iterator[Event]:
     """Apply `move` with the secrets it sets off; yield every event applied, in order."""
-    entered = max((m.entered for s in game.sides.values() for m in s.minions), default=0)
     revealed = False
     for reveal in reveals_before(game, move):
         if game.is_legal(reveal):
@@ -83,7 +78,7 @@ def play_turn_event(game: Game, move: Event) -> Iterator[Event]:
             revealed = True
             yield reveal
     if revealed:
-        move = _retarget(game, move, entered)
+        move = _retarget(game, move)
     if move is None or game.over:
         return
     before = game.copy() if game.sides[other(game.active)].secrets else game

@@ -104,6 +104,12 @@ class Game:
     def over(self) -> bool:
         return self.phase == "over"
 
+    @property
+    def new_targets(self) -> frozenset[str]:
+        """Minions a "when" secret just put in an attack's way (Noble Sacrifice's Defender):
+        the attack that follows may, and should, name them."""
+        return frozenset(self._new_targets)
+
     # --- applying events ----------------------------------------------------------
     def apply(self, event: Event) -> list[Alert]:
         """Apply one event; return the alerts it raised (also kept in `self.alerts`)."""
