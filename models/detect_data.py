@@ -22,9 +22,7 @@ Everything is in cells (input px / 4) and reproducible from the seed.
 from __future__ import annotations
 
 import dataclasses
-import sys
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import cv2
@@ -43,6 +41,8 @@ from vision.detect import (
 from vision.layout import random_scene
 from vision.render import RenderResult, render
 from vision.scene import Scene
+
+from .common import in_chunks
 
 MIN_VISIBLE = 0.03  # a card showing less than this is not a target (nor a false positive)
 MARKER_ROLES = ("armor", "damage", "durability", "buff", "token")
@@ -217,29 +217,8 @@ def make_detector_data(seed: int, designs: Sequence[str], count: int,
     """`count` scenes rendered at `image_size` from `designs`: images uint8 (N, H, W, 3) at
     the network's input size and their targets (see `_stack`). Made in chunks of CHUNK
     scenes, each from its own seed: the same seed gives the same data, any worker count."""
-    seeds = [seed * 100_003 + i for i in range(-(-count // CHUNK))]
-    sizes = [min(CHUNK, count - i * CHUNK) for i in range(len(seeds))]
-    args = [(s, list(designs), n, tuple(image_size)) for s, n in zip(seeds, sizes, strict=True)]
-    parts = []
-    if workers <= 1:
-        for i, a in enumerate(args, 1):
-            parts.append(_chunk(*a))
-            if progress:
-                progress_bar("scenes", i, len(args))
-    else:
-        with ProcessPoolExecutor(workers) as pool:
-            jobs = [pool.submit(_chunk, *a) for a in args]
-            for i, job in enumerate(jobs, 1):
-                parts.append(job.result())
-                if progress:
-                    progress_bar("scenes", i, len(jobs))
+    parts = in_chunks(_chunk, seed, count, CHUNK,
+                      {"designs": list(designs), "image_size": tuple(image_size)}, workers,
+                      "scenes", progress)
     images = np.concatenate([p[0] for p in parts])
     return images, {k: np.concatenate([p[1][k] for p in parts]) for k in parts[0][1]}
-
-
-def progress_bar(what: str, done: int, total: int, extra: str = "") -> None:
-    bar = "#" * (30 * done // max(total, 1))
-    print(f"\r{what:>8} [{bar:<30}] {done}/{total} {extra}", end="", file=sys.stderr,
-          flush=True)
-    if done >= total:
-        print(file=sys.stderr)

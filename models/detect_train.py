@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 import warnings
 from collections import Counter
@@ -25,8 +24,8 @@ import numpy as np
 
 from vision.detect import CHANNELS, LONG_SIDE, MULTIPLE, STRIDE, decode, iou_matrix, rotated_nms
 
-from .detect_data import MARKER_ROLES, MIN_VISIBLE, ROLES, make_detector_data, progress_bar
-from .train import CALIBRATION_FAMILIES, HELD_OUT_FAMILIES, split_designs
+from .common import CALIBRATION_FAMILIES, HELD_OUT_FAMILIES, progress_bar, split_designs
+from .detect_data import MARKER_ROLES, MIN_VISIBLE, ROLES, make_detector_data
 
 MODELS = Path(__file__).parent
 MATCH_IOU = 0.5
@@ -319,10 +318,7 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.workers)
-    train_designs, calibration_designs, held_designs = split_designs()
-    print(f"designs: {len(train_designs)} for training, {len(calibration_designs)} for "
-          f"calibration, {len(held_designs)} held out ({', '.join(held_designs)})",
-          file=sys.stderr)
+    train_designs, calibration_designs, held_designs = split_designs(announce=True)
     n1080 = round(args.scenes * args.share_1080)
     parts = [make_detector_data(args.seed, train_designs, args.scenes - n1080, SIZES["720p"],
                                 args.workers)]

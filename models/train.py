@@ -13,58 +13,29 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 import warnings
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
-from vision.cardart import CARD_CLASSES, get_design, list_designs
+from vision.cardart import CARD_CLASSES
 
+from .common import HELD_OUT_FAMILIES, in_chunks, progress_bar, split_designs
 from .synth import INPUT_PX, batch
 
 MODELS = Path(__file__).parent
-HELD_OUT_FAMILIES = ("paris", "tigullio", "penguins", "simplistic")  # the test
-CALIBRATION_FAMILIES = ("neoclassical", "plastic", "jolly_royal")  # temperature, threshold
 WIDTHS = {"1080p (130 px)": 130.0, "720p (85 px)": 85.0, "far (55 px)": 55.0}
 MAX_CONFIDENT_ERRORS = 1 / 1000
 
 
-def split_designs() -> tuple[list[str], list[str], list[str]]:
-    """Designs for training, for calibration and for the test, by whole families: the
-    confidence threshold is set on designs the model has never seen, as a user's deck is."""
-    designs = list_designs()
-    held = [d for d in designs if get_design(d).family in HELD_OUT_FAMILIES]
-    calibration = [d for d in designs if get_design(d).family in CALIBRATION_FAMILIES]
-    train = [d for d in designs if d not in held and d not in calibration]
-    return train, calibration, held
-
-
 def make_data(seed: int, designs: list[str], count: int, workers: int,
               width_px: float | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Samples made in parallel chunks, each from its own seed: reproducible, any order."""
-    chunk = 500
-    seeds = [seed * 100_003 + i for i in range((count + chunk - 1) // chunk)]
-    sizes = [min(chunk, count - i * chunk) for i in range(len(seeds))]
-    parts = []
-    with ProcessPoolExecutor(workers) as pool:
-        jobs = [pool.submit(batch, s, designs, n, width_px) for s, n in zip(seeds, sizes,
-                                                                             strict=True)]
-        for i, job in enumerate(jobs, 1):
-            parts.append(job.result())
-            _progress("data", i, len(jobs))
+    """Samples made in parallel chunks of 500, each from its own seed: reproducible."""
+    parts = in_chunks(batch, seed, count, 500, {"designs": designs, "width_px": width_px},
+                      workers, "data")
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-
-
-def _progress(what: str, done: int, total: int, extra: str = "") -> None:
-    bar = "#" * (30 * done // total)
-    print(f"\r{what:>6} [{bar:<30}] {done}/{total} {extra}", end="", file=sys.stderr,
-          flush=True)
-    if done == total:
-        print(file=sys.stderr)
 
 
 def build_model(classes: int):  # -> torch.nn.Module (torch is imported lazily: train extra)
@@ -139,9 +110,9 @@ def train(model, images: np.ndarray, labels: np.ndarray, epochs: int, seed: int)
             correct += int((logits.argmax(1) == y).sum())
             if step % 20 == 0:
                 rate = seen / (time.perf_counter() - started)
-                _progress(f"ep {epoch + 1}", start + 128, len(order),
+                progress_bar(f"ep {epoch + 1}", start + 128, len(order),
                           f"loss {loss.item():.3f} acc {correct / seen:.3f} {rate:.0f}/s")
-        _progress(f"ep {epoch + 1}", len(order), len(order),
+        progress_bar(f"ep {epoch + 1}", len(order), len(order),
                   f"acc {correct / max(seen, 1):.3f}")
 
 
@@ -222,10 +193,7 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.workers)
-    train_designs, calibration_designs, held_designs = split_designs()
-    print(f"designs: {len(train_designs)} for training, {len(calibration_designs)} for "
-          f"calibration, {len(held_designs)} held out ({', '.join(held_designs)})",
-          file=sys.stderr)
+    train_designs, calibration_designs, held_designs = split_designs(announce=True)
     images, labels = make_data(args.seed, train_designs, args.train, args.workers)
     val_images, val_labels = make_data(args.seed + 1, train_designs, args.eval, args.workers)
     cal_images, cal_labels = make_data(args.seed + 4, calibration_designs, args.eval,

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from companion_api.cli import main
-from models.train import HELD_OUT_FAMILIES
+from models.common import HELD_OUT_FAMILIES
 from vision.cardart import get_design, list_designs
 from vision.detect import polygon_iou
 from vision.layout import random_scene
