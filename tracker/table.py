@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 from collections import deque
-from collections.abc import Iterator, MutableSequence
+from collections.abc import Iterator, MutableSequence, Sequence
 from dataclasses import dataclass, field
 
 from .heroes import Ability, Hero
@@ -63,11 +63,6 @@ class Minion:
     def health(self) -> int:
         return self.max_health - len(self.damage)
 
-    def cards(self) -> list[Slot]:
-        """The physical cards this minion is made of and carries."""
-        own = [self.card] if self.card else list(self.stack)
-        return own + self.damage + self.buffs + [c for c, _, _ in self.face_up]
-
 
 @dataclass
 class Weapon:
@@ -100,13 +95,6 @@ class Side:
     cards_played: int = 0  # this turn, for Combo
     health_lost: int = 0  # by the last damage to this hero, for Eye for an Eye
     mulliganed: bool = False
-
-    def cards(self) -> list[Slot]:
-        weapon = []
-        if self.weapon:
-            weapon = ([self.weapon.card] if self.weapon.card else []) + self.weapon.durability
-        on_table = [c for m in self.minions for c in m.cards()]
-        return self.hand + self.armor + self.secrets + weapon + on_table
 
 
 class Table:
@@ -171,15 +159,22 @@ class Table:
                 yield f"marker:{player}", m.damage
                 yield f"marker:{player}", m.buffs
 
-    def _in_play(self, player: str) -> set[str]:
+    def _in_play(self, player: str) -> list[str]:
+        """The face-up cards of a side: secrets, weapon, minions and the spells under them."""
         side = self.sides[player]
-        cards = set(side.secrets)
+        cards = list(side.secrets)
         if side.weapon and side.weapon.card:
-            cards.add(side.weapon.card)
+            cards.append(side.weapon.card)
         for m in side.minions:
-            cards.update([m.card] if m.card else [])
-            cards.update(c for c, _, _ in m.face_up)
+            cards += [m.card] if m.card else []
+            cards += [c for c, _, _ in m.face_up]
         return cards
+
+    def _places(self) -> Iterator[tuple[str, Sequence[Slot]]]:
+        """Every place a card can lie: the piles, then each side's face-up cards."""
+        yield from self._containers()
+        for player in self.sides:
+            yield f"play:{player}", self._in_play(player)
 
     def where(self, card: str) -> str | None:
         """Which place holds `card`: deck, discard, set_aside, hand:P, play:P or marker:P."""
@@ -206,15 +201,14 @@ class Table:
         return False
 
     def ledger(self) -> dict[str, int]:
-        """How many of the 53 physical cards lie where (stand-in markers not counted)."""
-        counts = {"deck": len(self.deck), "discard": len(self.discard),
-                  "set_aside": len(self.set_aside)}
-        for player, side in self.sides.items():
-            counts[player] = sum(1 for c in side.cards() if c != EXTERNAL)
+        """How many of the 53 physical cards lie where: the shared piles, and each player's
+        hand and table (stand-in markers not counted)."""
+        counts: dict[str, int] = {}
+        for place, cards in self._places():
+            owner = place.partition(":")[2] or place
+            counts[owner] = counts.get(owner, 0) + sum(1 for c in cards if c != EXTERNAL)
         return counts
 
     def known_cards(self) -> list[str]:
-        cards = list(self.deck) + self.discard + self.set_aside
-        for side in self.sides.values():
-            cards += side.cards()
-        return [c for c in cards if c is not None and c != EXTERNAL]
+        return [c for _, cards in self._places() for c in cards
+                if c is not None and c != EXTERNAL]
