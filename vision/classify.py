@@ -8,20 +8,18 @@ UNKNOWN, never a guess.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .rectify import rectify
+from .runtime import ModelError, load_model
+
+__all__ = ["MODEL", "UNKNOWN", "CardClassifier", "ModelError", "Prediction"]
 
 UNKNOWN = "UNKNOWN"
 MODEL = Path(__file__).resolve().parents[1] / "models" / "card_classifier.onnx"
-
-
-class ModelError(RuntimeError):
-    """The model file is missing or unreadable (one line)."""
 
 
 @dataclass(frozen=True)
@@ -33,24 +31,11 @@ class Prediction:
 
 class CardClassifier:
     def __init__(self, model: Path = MODEL, *, threads: int = 1) -> None:
-        import onnxruntime as ort
+        def read(report: dict) -> tuple[list[str], float, tuple[int, int]]:
+            return report["classes"], float(report["threshold"]), tuple(report["input_px"])
 
-        report = Path(model).with_suffix(".json")
-        try:
-            meta = json.loads(report.read_text())
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = threads
-            options.inter_op_num_threads = 1
-            self.session = ort.InferenceSession(str(model), options,
-                                                providers=["CPUExecutionProvider"])
-        except (OSError, ValueError, KeyError) as error:
-            raise ModelError(f"cannot load the card classifier {model}: {error}") from None
-        except Exception as error:  # onnxruntime raises its own types for a bad file
-            raise ModelError(f"cannot load the card classifier {model}: "
-                             f"{str(error).splitlines()[0]}") from None
-        self.classes: list[str] = meta["classes"]
-        self.threshold: float = meta["threshold"]
-        self.input_px: tuple[int, int] = tuple(meta["input_px"])
+        self.session, (self.classes, self.threshold, self.input_px) = load_model(
+            model, "card classifier", read, threads=threads)
 
     def probabilities(self, cards: np.ndarray) -> np.ndarray:
         """Class probabilities for rectified cards (N, H, W, 3 BGR uint8 at input_px)."""

@@ -24,9 +24,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .classify import ModelError
 from .observation import SIDEWAYS, UPRIGHT, Observation
 from .rectify import portrait_order
+from .runtime import ModelError, load_model
 
 MODEL = Path(__file__).resolve().parents[1] / "models" / "card_detector.onnx"
 LONG_SIDE = 512  # network input: the frame's long side, in px
@@ -223,28 +223,15 @@ class CardDetector:
     """Every card in a frame, face up or down, covered or not, as full-card quads."""
 
     def __init__(self, model: Path = MODEL, *, threads: int = 1) -> None:
-        import onnxruntime as ort
-
-        try:
-            if not Path(model).is_file():
-                raise OSError("no such file (train one: python -m models.detect_train)")
-            meta = json.loads(Path(model).with_suffix(".json").read_text())
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = threads
-            options.inter_op_num_threads = 1
-            self.session = ort.InferenceSession(str(model), options,
-                                                providers=["CPUExecutionProvider"])
-            self.long_side = int(meta["input_long_side"])
-            self.multiple = int(meta["pad_multiple"])
-            self.threshold = float(meta["score_threshold"])
-            self.nms_iou = float(meta["nms_iou"])
-            if int(meta["stride"]) != STRIDE or tuple(meta["channels"]) != CHANNELS:
+        def read(report: dict) -> tuple[int, int, float, float]:
+            if int(report["stride"]) != STRIDE or tuple(report["channels"]) != CHANNELS:
                 raise ValueError("stride or channels differ from this code's")
-        except (OSError, ValueError, KeyError, TypeError) as error:
-            raise ModelError(f"cannot load the card detector {model}: {error}") from None
-        except Exception as error:  # onnxruntime raises its own types for a bad file
-            raise ModelError(f"cannot load the card detector {model}: "
-                             f"{str(error).splitlines()[0]}") from None
+            return (int(report["input_long_side"]), int(report["pad_multiple"]),
+                    float(report["score_threshold"]), float(report["nms_iou"]))
+
+        self.session, (self.long_side, self.multiple, self.threshold, self.nms_iou) = (
+            load_model(model, "card detector", read, threads=threads,
+                       missing="no such file (train one: python -m models.detect_train)"))
 
     def boxes(self, frame: np.ndarray) -> tuple[Boxes, Letterbox]:
         """Detections in network-input px after NMS, and the frame's letterbox."""
