@@ -34,6 +34,7 @@ from .table import MAX_HAND, MAX_HEALTH, MAX_MINIONS, Minion, Side, Table, Weapo
 COIN = Ability(name="The Coin", kind="spell", text="Gain 1 mana this turn.",
                effects=(Effect("gain_mana", {"amount": 1}),))
 NO_ABILITY = Ability(name="", kind="none")
+SUMMONS = {"summon", "totemic_call"}  # effect words that put a minion on the table
 Character = Minion | str  # a minion, or a player id for a hero
 
 
@@ -330,6 +331,12 @@ class Game:
 
     def exhausted(self, minion: Minion) -> bool:
         return minion.entered_turn == self.turn and "charge" not in minion.keywords
+
+    def no_room_for(self, player: str, ability: Ability) -> bool:
+        """An ability that only summons (Reinforce, Totemic Call, Snake Trap, Noble Sacrifice)
+        does nothing with five minions already out."""
+        words = {e.word for e in ability.effects}
+        return bool(words) and words <= SUMMONS and len(self.sides[player].minions) >= MAX_MINIONS
 
     def attacks_allowed(self, ref: Character) -> int:
         return 2 if isinstance(ref, Minion) and "windfury" in ref.keywords else 1
@@ -730,12 +737,12 @@ class Game:
         if player == self.active and side.mana < 2:
             found.append(("not_enough_mana", f"{player} used {power.name} (2 mana) with "
                                              f"{side.mana} mana available"))
-        words = {e.word for e in power.effects}
-        if words <= {"summon", "totemic_call"} and len(side.minions) >= MAX_MINIONS:
+        if self.no_room_for(player, power):
             found.append(("board_full", f"{player} used {power.name} with {MAX_MINIONS} "
                                         "minions already in play"))
-        if "totemic_call" in words and len({m.totem_suit for m in side.minions
-                                            if m.totem_suit}) >= len(side.hero.totems):
+        totems = {m.totem_suit for m in side.minions if m.totem_suit}
+        if any(e.word == "totemic_call" for e in power.effects) and \
+                len(totems) >= len(side.hero.totems):
             found.append(("totems_complete", f"{player} used {power.name} with all "
                                              f"{len(side.hero.totems)} totems in play"))
         return found + self._check_targets(player, power, event.targets, False, power.name)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from .cards import JOKER, parse_card
 from .engine import Game, other
 from .events import Attack, Event, Play, SecretRevealed
-from .table import MAX_MINIONS, Minion
+from .table import Minion
 
 BEFORE = {"enemy_attacks", "enemy_attacks_hero", "enemy_minion_attacks",
           "enemy_minion_attacks_hero", "friendly_minion_attacked", "enemy_casts_spell"}
@@ -53,9 +53,8 @@ def reveals_before(game: Game, event: Event) -> list[SecretRevealed]:
         secret = game.secret_of(owner, card)
         if secret and secret.trigger in BEFORE and _fires_before(game, secret.trigger, owner,
                                                                  event):
-            if all(e.word == "summon" for e in secret.effects) and \
-                    len(side.minions) >= MAX_MINIONS:
-                continue  # a summon-only secret (Snake Trap, Noble Sacrifice) needs room
+            if game.no_room_for(owner, secret):
+                continue
             target = event.attacker if isinstance(event, Attack) and secret.trigger_target \
                 else None
             found.append(SecretRevealed(player=owner, card=card, target=target, source="bot"))
