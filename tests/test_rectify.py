@@ -6,7 +6,14 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.rectify import CARD_PX, index_corners, long_side_angle, portrait_order, rectify
+from vision.rectify import (
+    CARD_PX,
+    index_corners,
+    long_side_angle,
+    portrait_order,
+    portrait_orders,
+    rectify,
+)
 
 
 def _card_and_scene(angle: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -56,3 +63,19 @@ def test_portrait_order_starts_on_a_short_side_and_long_side_angle():
     assert np.linalg.norm(ordered[1] - ordered[0]) < np.linalg.norm(ordered[2] - ordered[1])
     assert long_side_angle(quad) == pytest.approx(90, abs=1)
     assert long_side_angle(_card_and_scene(10)[2]) == pytest.approx(10, abs=1)
+
+
+def test_portrait_orders_matches_one_quad_at_a_time():
+    rng = np.random.default_rng(3)
+    quads = []
+    for _ in range(200):  # rectangles at any angle and scale, corners in a shuffled order
+        w, h = rng.uniform(10, 100), rng.uniform(10, 100)
+        corners = np.float32([[-w, -h], [w, -h], [w, h], [-w, h]]) / 2
+        turn = rng.uniform(0, 2 * np.pi)
+        rot = np.float32([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+        quads.append((corners @ rot.T + rng.uniform(0, 500, 2))[rng.permutation(4)])
+    quads = np.float32(quads)
+    together = portrait_orders(quads)
+    for quad, ordered in zip(quads, together, strict=True):
+        np.testing.assert_array_equal(portrait_order(quad), ordered)
+        assert np.linalg.norm(ordered[1] - ordered[0]) <= np.linalg.norm(ordered[2] - ordered[1])

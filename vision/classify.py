@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .rectify import rectify
+from .rectify import portrait_orders, rectify
 from .runtime import ModelError, load_model
 
 __all__ = ["MODEL", "UNKNOWN", "CardClassifier", "ModelError", "Prediction"]
@@ -53,9 +53,14 @@ class CardClassifier:
             found.append(Prediction(card, confidence, self.classes[best]))
         return found
 
+    def rectify_quads(self, image: np.ndarray, quads: np.ndarray) -> np.ndarray:
+        """Each card quadrilateral of `image` cut out as the model's input, (N, H, W, 3)."""
+        quads = portrait_orders(quads)
+        out = np.empty((len(quads), self.input_px[1], self.input_px[0], 3), np.uint8)
+        for i, quad in enumerate(quads):
+            out[i] = rectify(image, quad, self.input_px, ordered=True)
+        return out
+
     def classify_quads(self, image: np.ndarray, quads: list[np.ndarray]) -> list[Prediction]:
         """Rectify each card quadrilateral of `image` and name it."""
-        if not quads:
-            return []
-        cards = np.stack([rectify(image, q, self.input_px) for q in quads])
-        return self.predict(cards)
+        return self.predict(self.rectify_quads(image, np.float32(quads).reshape(-1, 4, 2)))

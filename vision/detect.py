@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from .observation import SIDEWAYS, UPRIGHT, Observation
-from .rectify import portrait_order
+from .rectify import portrait_orders
 from .runtime import ModelError, load_model
 
 MODEL = Path(__file__).resolve().parents[1] / "models" / "card_detector.onnx"
@@ -119,8 +119,7 @@ def quads_of_boxes(centres: np.ndarray, sizes: np.ndarray, angles: np.ndarray) -
     across = np.stack([-np.sin(angles), np.cos(angles)], axis=1) * sizes[:, 1:] / 2
     corners = np.stack([-along - across, -along + across, along + across, along - across],
                        axis=1) + centres[:, None]
-    return np.stack([portrait_order(q) for q in corners]) if len(corners) else \
-        np.zeros((0, 4, 2), np.float32)
+    return portrait_orders(corners)
 
 
 def polygon_iou(a: np.ndarray, b: np.ndarray) -> float:

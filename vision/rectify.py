@@ -19,15 +19,22 @@ CORNER = (0.30, 0.30)  # the index corner, as a share of the card's width and he
 def portrait_order(quad: np.ndarray) -> np.ndarray:
     """Reorder 4 corners (any start, either winding) so that they run clockwise on screen
     from a corner whose first edge is a short side: the card read as a portrait."""
-    quad = np.asarray(quad, dtype=np.float32).reshape(4, 2)
-    centre = quad.mean(axis=0)
-    angles = np.arctan2(quad[:, 1] - centre[1], quad[:, 0] - centre[0])
-    quad = quad[np.argsort(angles)]  # clockwise on screen (y points down)
-    start = int(np.argmin(quad.sum(axis=1)))  # nearest the image's top-left
-    quad = np.roll(quad, -start, axis=0)
-    if np.linalg.norm(quad[1] - quad[0]) > np.linalg.norm(quad[2] - quad[1]):
-        quad = np.roll(quad, -1, axis=0)  # first edge long: start one corner on
-    return quad
+    return portrait_orders(np.asarray(quad, np.float32).reshape(1, 4, 2))[0]
+
+
+def portrait_orders(quads: np.ndarray) -> np.ndarray:
+    """`portrait_order` of every quad in an (N, 4, 2) array, at once."""
+    quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    rows = np.arange(len(quads))[:, None]
+    centres = quads.mean(axis=1, keepdims=True)
+    angles = np.arctan2(quads[..., 1] - centres[..., 1], quads[..., 0] - centres[..., 0])
+    quads = quads[rows, np.argsort(angles, axis=1)]  # clockwise on screen (y points down)
+    start = np.argmin(quads.sum(axis=2), axis=1)  # nearest the image's top-left
+    quads = quads[rows, (start[:, None] + np.arange(4)) % 4]
+    first = np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1)
+    second = np.linalg.norm(quads[:, 2] - quads[:, 1], axis=1)
+    shift = (first > second).astype(np.int64)  # first edge long: start one corner on
+    return quads[rows, (shift[:, None] + np.arange(4)) % 4]
 
 
 def rectify(image: np.ndarray, quad: np.ndarray, size: tuple[int, int] = CARD_PX,
