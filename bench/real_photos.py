@@ -24,6 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.classify import UNKNOWN, CardClassifier
+from vision.detect import PHOTO_ZOOMS
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "real_photos_dev"
 
@@ -55,7 +56,7 @@ def _box_iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     return inter / union if union > 0 else 0.0
 
 
-def recognize_all(data: Path, rows: list[dict]) -> None:
+def recognize_all(data: Path, rows: list[dict], zooms: tuple[float, ...]) -> None:
     """The whole `recognize` path (detector, then classifier) on every photo."""
     from vision.pipeline import Recognizer
 
@@ -67,7 +68,7 @@ def recognize_all(data: Path, rows: list[dict]) -> None:
         by_file.setdefault(row["file"], []).append(row)
     started = time.perf_counter()
     for file, labels in by_file.items():
-        obs = recognizer.observe(cv2.imread(str(data / file)))
+        obs = recognizer.observe(cv2.imread(str(data / file)), zooms=zooms)
         boxes = [(*q.min(axis=0), *q.max(axis=0)) for q in obs.quads]
         used = set()
         for row in labels:
@@ -97,10 +98,12 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--recognize", action="store_true",
                         help="run the whole recognize path instead of the labelled boxes")
+    parser.add_argument("--one-zoom", action="store_true",
+                        help="with --recognize: the detector at one zoom only, as on video")
     args = parser.parse_args()
     rows = list(csv.DictReader((args.data / "labels.csv").open()))
     if args.recognize:
-        recognize_all(args.data, rows)
+        recognize_all(args.data, rows, (1.0,) if args.one_zoom else PHOTO_ZOOMS)
         return
     classifier = CardClassifier()
     outcome: Counter = Counter()

@@ -81,6 +81,7 @@ def _recognize(args: argparse.Namespace) -> int:
 
     from calibration import CalibrationError, LayoutError, TableCalibration, load_layout
     from vision.classify import ModelError
+    from vision.detect import PHOTO_ZOOMS
     from vision.pipeline import Recognizer
 
     try:
@@ -103,7 +104,8 @@ def _recognize(args: argparse.Namespace) -> int:
             except CalibrationError as error:
                 print(f"hearthtop-companion: warning: {path}: {error}; zones left empty",
                       file=sys.stderr)
-        obs = recognizer.observe(frame, calibration.image_to_table if calibration else None)
+        obs = recognizer.observe(frame, calibration.image_to_table if calibration else None,
+                                 zooms=PHOTO_ZOOMS)
         if calibration is not None:
             centres = calibration.to_table(obs.quads.mean(axis=1))
             obs.zones[:] = [layout.zone_at(c) for c in centres]

@@ -2,9 +2,11 @@
 
 Each sample is one card as the pipeline hands it to the classifier: drawn at a random size
 (a card 30–170 px wide in the frame, i.e. from a far 720p view to a 1080p close-up), seen in
-perspective on a random table, lit unevenly, blurred, noisy, JPEG-compressed, sometimes partly
-covered by another card or a hand, then cut out again along a slightly wrong quadrilateral
-(the detector is never exact) and rectified to the classifier's input size.
+perspective on a random table, lit unevenly, blurred or out of focus, noisy, JPEG-compressed,
+sometimes partly covered by another card or a hand, then cut out again along a wrong
+quadrilateral (the detector is never exact, in place nor in size) and rectified to the
+classifier's input size. A share of the card backs are drawn at random (`procedural_back`):
+a group's own deck has a back no design here has, and BACK must still mean "no index".
 """
 
 from __future__ import annotations
@@ -44,6 +46,51 @@ def _paste(canvas: np.ndarray, card: np.ndarray, quad: np.ndarray) -> None:
     canvas[:] = (colour * alpha + canvas * (1 - alpha)).astype(np.uint8)
 
 
+PROCEDURAL_BACKS = 0.4  # share of BACK samples with a random back instead of a design's
+
+
+def procedural_back(rng: np.random.Generator, size: tuple[int, int] = (232, 360)) -> np.ndarray:
+    """A card back of no design (BGRA, `size` w × h): a white or coloured border around a
+    random repeating pattern of lines, checks, dots or lattices in one or two inks."""
+    width, height = size
+    paper = rng.uniform(200, 255, 3) if rng.random() < 0.7 else rng.uniform(0, 255, 3)
+    ink, ink2 = rng.uniform(0, 220, 3), rng.uniform(0, 255, 3)
+    card = np.empty((height, width, 3), np.uint8)
+    card[:] = paper
+    border = int(rng.uniform(0.0, 0.09) * width)
+    inner = card[border:height - border, border:width - border]
+    inner[:] = ink2 if rng.random() < 0.5 else paper
+    step = int(rng.integers(6, 30))
+    h, w = inner.shape[:2]
+    thick = int(rng.integers(1, max(2, step // 3)))
+    kind = int(rng.integers(4))
+    for k in range(-max(h, w), 2 * max(h, w), step):
+        if kind == 0:  # diagonal lattice
+            cv2.line(inner, (k, 0), (k + h, h), ink.tolist(), thick)
+            cv2.line(inner, (k, h), (k + h, 0), ink.tolist(), thick)
+        elif kind == 1:  # stripes
+            cv2.line(inner, (k, 0), (k + int(rng.integers(0, h)), h), ink.tolist(), thick)
+        elif kind == 2 and k >= 0:  # dots
+            for y in range(step // 2, h, step):
+                cv2.circle(inner, (k, y), thick + 1, ink.tolist(), -1)
+        elif k >= 0:  # checks
+            for y in range(0, h, step):
+                if (k // step + y // step) % 2:
+                    inner[y:y + step, k:k + step] = ink
+    if rng.random() < 0.5:  # a central emblem, as many backs have
+        centre = (w // 2, h // 2)
+        cv2.ellipse(inner, centre, (w // 4, h // 6), 0, 0, 360, paper.tolist(), -1)
+        cv2.ellipse(inner, centre, (w // 5, h // 8), 0, 0, 360, ink.tolist(), thick)
+    alpha = np.zeros((height, width), np.uint8)
+    radius = max(2, width // 16)
+    cv2.rectangle(alpha, (radius, 0), (width - radius - 1, height - 1), 255, -1)
+    cv2.rectangle(alpha, (0, radius), (width - 1, height - radius - 1), 255, -1)
+    for x, y in ((radius, radius), (width - radius - 1, radius),
+                 (radius, height - radius - 1), (width - radius - 1, height - radius - 1)):
+        cv2.circle(alpha, (x, y), radius, 255, -1, cv2.LINE_AA)
+    return np.dstack([card, alpha])
+
+
 def _card_quad(rng: np.random.Generator, width_px: float, centre: np.ndarray) -> np.ndarray:
     """A card outline of `width_px`, turned any way, with some perspective."""
     height_px = width_px * 88 / 63
@@ -72,9 +119,15 @@ def _light(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
-def _degrade(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
+def _degrade(rng: np.random.Generator, image: np.ndarray, width_px: float) -> np.ndarray:
     sigma = rng.uniform(0, 1.3)
-    if sigma > 0.3:
+    if rng.random() < 0.2:  # out of focus: a disc, wider on a near (large) card
+        radius = rng.uniform(0.8, 1.0 + width_px / 80)
+        size = 2 * int(np.ceil(radius)) + 1
+        disc = np.zeros((size, size), np.float32)
+        cv2.circle(disc, (size // 2, size // 2), round(radius), 1.0, -1, cv2.LINE_AA)
+        image = cv2.filter2D(image, -1, disc / disc.sum())
+    elif sigma > 0.3:
         image = cv2.GaussianBlur(image, (0, 0), sigma)
     if rng.random() < 0.15:  # motion blur: a hand moving the card, a shaky camera
         length = int(rng.integers(3, 7))
@@ -112,7 +165,10 @@ def sample(rng: np.random.Generator, design: str, label: int,
            width_px: float | None = None) -> np.ndarray:
     """One classifier input (INPUT_PX, BGR uint8) of card class `label` in `design`."""
     card_id = CARD_CLASSES[label]
-    card = load_card(design, card_id, int(rng.integers(variants(design, card_id))))
+    if card_id == "BACK" and rng.random() < PROCEDURAL_BACKS:
+        card = procedural_back(rng)
+    else:
+        card = load_card(design, card_id, int(rng.integers(variants(design, card_id))))
     width_px = width_px or float(np.exp(rng.uniform(np.log(30), np.log(170))))
     side = int(width_px * 2.6)
     canvas = _background(rng, (side, side))
@@ -120,8 +176,11 @@ def sample(rng: np.random.Generator, design: str, label: int,
     _paste(canvas, card, quad)
     if rng.random() < 0.25:
         _occlude(rng, canvas, quad, design)
-    canvas = _degrade(rng, _light(rng, canvas))
-    seen = quad + rng.normal(0, 0.025 * width_px, quad.shape)  # the detector's error
+    canvas = _degrade(rng, _light(rng, canvas), width_px)
+    # the detector's error: each corner off a little, the whole box a little large or small
+    centre = quad.mean(axis=0)
+    seen = (quad - centre) * rng.normal(1.0, 0.04) + centre
+    seen += rng.normal(0, 0.03 * width_px, quad.shape)
     return rectify(canvas, portrait_order(seen), INPUT_PX, ordered=True)
 
 

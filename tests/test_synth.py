@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.synth import INPUT_PX, batch
+from models.synth import INPUT_PX, batch, procedural_back
 from vision.cardart import CARD_CLASSES, load_card
 from vision.rectify import rectify
 
@@ -39,3 +39,12 @@ def test_a_large_sharp_sample_matches_its_own_card_best():
         others = [_match(image, CARD_CLASSES[i]) for i in rng.choice(52, 6, replace=False)
                   if i != label]
         assert own > max(others), (CARD_CLASSES[label], own, max(others))
+
+
+def test_procedural_backs_are_cards_of_no_design():
+    backs = [procedural_back(np.random.default_rng(seed)) for seed in range(6)]
+    for back in backs:
+        assert back.shape == (360, 232, 4) and back.dtype == np.uint8
+        assert back[180, 116, 3] == 255 and back[0, 0, 3] == 0  # opaque, rounded corners
+    faces = np.float32([b[:, :, :3] for b in backs])
+    assert min(np.abs(faces[i] - faces[j]).mean() for i in range(6) for j in range(i)) > 10

@@ -36,6 +36,10 @@ STRIDE = 4  # input px per output cell
 # (cells), log of the long and short side (cells), the long side's angle doubled (a card is
 # the same turned half round), face-up probability.
 CHANNELS = ("dx", "dy", "log_long", "log_short", "cos2", "sin2", "face_up")
+# Zooms for a photo of unknown card size: as framed, and shrunk to half (a phone photo of a
+# few cards, each a third of the frame, then shows them at a table view's size).
+PHOTO_ZOOMS = (1.0, 0.5)
+ZOOM_MERGE_IOU = 0.6  # one card found at two zooms: its boxes overlap at least this much
 
 
 @dataclass(frozen=True)
@@ -64,17 +68,21 @@ def letterbox(frame_size: tuple[int, int], long_side: int = LONG_SIDE,
     return Letterbox((sw / w, sh / h), (sw, sh), (pw, ph))
 
 
-def prepare(frame: np.ndarray, long_side: int = LONG_SIDE,
-            multiple: int = MULTIPLE) -> tuple[np.ndarray, Letterbox]:
-    """The network's input image (h, w, 3) uint8 BGR for a BGR (or grey) frame."""
+def prepare(frame: np.ndarray, long_side: int = LONG_SIDE, multiple: int = MULTIPLE,
+            zoom: float = 1.0) -> tuple[np.ndarray, Letterbox]:
+    """The network's input image (h, w, 3) uint8 BGR for a BGR (or grey) frame. `zoom` < 1
+    shrinks the frame inside the same input (the rest black), so cards that fill a photo
+    come out at the size the network knows from a table view."""
     if frame.ndim == 2:
         frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
-    box = letterbox((frame.shape[1], frame.shape[0]), long_side, multiple)
+    size = (frame.shape[1], frame.shape[0])
+    box = letterbox(size, max(MULTIPLE, round(long_side * zoom)), multiple)
+    padded = letterbox(size, long_side, multiple).padded if zoom < 1 else box.padded
     # area averaging, as a webcam's downscale would: no aliasing of the card edges
     scaled = cv2.resize(frame[:, :, :3], box.size, interpolation=cv2.INTER_AREA)
-    image = np.zeros((box.padded[1], box.padded[0], 3), np.uint8)
+    image = np.zeros((padded[1], padded[0], 3), np.uint8)
     image[: box.size[1], : box.size[0]] = scaled
-    return image, box
+    return image, Letterbox(box.scale, box.size, padded)
 
 
 def input_to_cell(points: np.ndarray) -> np.ndarray:
@@ -232,26 +240,36 @@ class CardDetector:
             load_model(model, "card detector", read, threads=threads,
                        missing="no such file (train one: python -m models.detect_train)"))
 
-    def boxes(self, frame: np.ndarray) -> tuple[Boxes, Letterbox]:
+    def boxes(self, frame: np.ndarray, zoom: float = 1.0) -> tuple[Boxes, Letterbox]:
         """Detections in network-input px after NMS, and the frame's letterbox."""
-        image, box = prepare(frame, self.long_side, self.multiple)
+        image, box = prepare(frame, self.long_side, self.multiple, zoom)
         x = np.ascontiguousarray(image.transpose(2, 0, 1)[None], dtype=np.float32)
         heat, regression = self.session.run(None, {"image": x})
         found = decode(heat[0, 0], regression[0], self.threshold)
         return found.take(rotated_nms(found.quads(), found.scores, self.nms_iou)), box
 
     def detect(self, frame: np.ndarray, table_from_image: np.ndarray | None = None,
-               timestamp: float = 0.0) -> Observation:
+               timestamp: float = 0.0, zooms: tuple[float, ...] = (1.0,)) -> Observation:
         """The cards in a BGR frame: quads in the frame's px (clockwise, first edge short),
         orientation to the image or, given the image -> table mm homography, to the table;
         extra columns `score` (detector) and `face_up` (probability). Cards are UNKNOWN
-        until classified."""
-        found, box = self.boxes(frame)
-        quads = box.to_frame(found.quads()).astype(np.float32).reshape(-1, 4, 2)
+        until classified. Several `zooms` (see `prepare`) suit photos whose card size is not
+        known: their detections are pooled, and a card found at two zooms kept once."""
+        quads, scores, face_up = [], [], []
+        for zoom in zooms:
+            found, box = self.boxes(frame, zoom)
+            quads.append(box.to_frame(found.quads()).reshape(-1, 4, 2))
+            scores.append(found.scores)
+            face_up.append(found.face_up)
+        quads, scores, face_up = (np.concatenate(a) for a in (quads, scores, face_up))
+        if len(zooms) > 1:
+            keep = rotated_nms(quads, scores, ZOOM_MERGE_IOU)
+            quads, scores, face_up = quads[keep], scores[keep], face_up[keep]
+        quads = quads.astype(np.float32)
         obs = Observation.build(quads, orientation=orientations(quads, table_from_image),
                                 timestamp=timestamp)
-        obs.extra["score"] = found.scores.astype(np.float32)
-        obs.extra["face_up"] = found.face_up.astype(np.float32)
+        obs.extra["score"] = scores.astype(np.float32)
+        obs.extra["face_up"] = face_up.astype(np.float32)
         return obs
 
 

@@ -31,9 +31,10 @@ class Recognizer:
         self.memory = CardMemory() if video else None
 
     def observe(self, frame: np.ndarray, table_from_image: np.ndarray | None = None,
-                timestamp: float = 0.0) -> Observation:
-        """Every card in `frame`: its quad, name (or UNKNOWN) and calibrated confidence."""
-        obs = self.detector.detect(frame, table_from_image, timestamp)
+                timestamp: float = 0.0, zooms: tuple[float, ...] = (1.0,)) -> Observation:
+        """Every card in `frame`: its quad, name (or UNKNOWN) and calibrated confidence.
+        `zooms`: see `CardDetector.detect` (`PHOTO_ZOOMS` for photos of any framing)."""
+        obs = self.detector.detect(frame, table_from_image, timestamp, zooms)
         cards = self.classifier.rectify_quads(frame, obs.quads)
         predictions = self._name(cards, obs.quads)
         for i, prediction in enumerate(predictions):
