@@ -81,7 +81,7 @@ def _gaussian(heatmap: np.ndarray, row: int, col: int, radius: int) -> None:
     np.maximum(heatmap[y0:y1, x0:x1], g, out=heatmap[y0:y1, x0:x1])
 
 
-def _fans(result: RenderResult, targets: list[int]) -> dict[int, int]:
+def marker_fans(result: RenderResult, targets: list[int]) -> dict[int, int]:
     """Marker cards grouped by role and overlap on the table: card index -> group id."""
     markers = [i for i in targets if result.cards[i].role in MARKER_ROLES]
     parent = {i: i for i in markers}
@@ -150,7 +150,7 @@ def scene_targets(result: RenderResult, long_side: int = LONG_SIDE) -> SceneTarg
     for row, col in anchors.values():
         heatmap[row, col] = 1.0  # exactly 1 at each anchor, whatever the neighbours drew
 
-    fans = _fans(result, list(anchors))
+    fans = marker_fans(result, list(anchors))
     cards = [result.cards[i] for i in seen]
     return SceneTargets(
         image=image, heatmap=heatmap, boxes=boxes, mask=taken,

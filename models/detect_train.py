@@ -195,43 +195,71 @@ def outputs(model, images: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(heats), np.concatenate(boxes)
 
 
-class Scored:
-    """One test set's candidate detections (a low threshold, before NMS) and their overlaps
-    with each other and with the cards, so that thresholds are tried cheaply."""
+def scene_record(scores: np.ndarray, quads: np.ndarray, cards: np.ndarray,
+                 visible: np.ndarray, role: np.ndarray, fan: np.ndarray) -> dict:
+    """One scene's detections (scores, quads) beside its cards (quads, visible share, role
+    index, marker group), with the overlaps that matching needs."""
+    return {"scores": scores, "self": iou_matrix(quads, quads),
+            "cards": iou_matrix(quads, cards), "visible": visible, "role": role, "fan": fan}
 
-    def __init__(self, heats: np.ndarray, boxes: np.ndarray, targets: dict) -> None:
-        self.scenes = []
+
+def match(order: np.ndarray, overlaps: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, int]:
+    """Detections in `order` (best first) each take the free target card they overlap most,
+    at IoU ≥ MATCH_IOU: the card each took (-1: none), and how many were false (took none
+    and lie on no card too hidden to be a target: finding one is neither right nor wrong)."""
+    taken = np.zeros(len(target), bool)
+    took = np.full(len(overlaps), -1, np.int64)
+    false = 0
+    for d in order:
+        iou = overlaps[d]
+        free = np.where(target & ~taken, iou, 0.0)
+        if free.size and free.max() >= MATCH_IOU:
+            took[d] = int(free.argmax())
+            taken[took[d]] = True
+        elif not (iou.size and np.any((iou >= MATCH_IOU) & ~target)):
+            false += 1
+    return took, false
+
+
+class Scored:
+    """Test scenes' candidate detections and their overlaps with each other and with the
+    cards (`scene_record`), so that thresholds are tried cheaply."""
+
+    def __init__(self, scenes: list[dict]) -> None:
+        self.scenes = scenes
+
+    @classmethod
+    def from_outputs(cls, heats: np.ndarray, boxes: np.ndarray, targets: dict) -> Scored:
+        """From the network's outputs: every candidate at a low threshold, before NMS."""
+        scenes = []
         for k in range(len(heats)):
             found = decode(heats[k], boxes[k], min(SCORE_GRID))
-            quads = found.quads()
             n = int(targets["cards"][k])
-            cards = targets["quads"][k, :n]
-            self.scenes.append({
-                "scores": found.scores, "self": iou_matrix(quads, quads),
-                "cards": iou_matrix(quads, cards), "visible": targets["visible"][k, :n],
-                "role": targets["role"][k, :n], "fan": targets["fan"][k, :n]})
+            scenes.append(scene_record(found.scores, found.quads(), targets["quads"][k, :n],
+                                       targets["visible"][k, :n], targets["role"][k, :n],
+                                       targets["fan"][k, :n]))
+        return cls(scenes)
 
     def metrics(self, threshold: float, nms_iou: float) -> dict:
         hits = misses = false = 0
         by_role: Counter = Counter()
         role_total: Counter = Counter()
         fans = exact = fans_2 = exact_2 = 0
+        by_size: Counter = Counter()
+        exact_by_size: Counter = Counter()
         for s in self.scenes:
             keep = np.nonzero(s["scores"] >= threshold)[0]
             keep = keep[rotated_nms(None, s["scores"][keep], nms_iou,
                                     s["self"][np.ix_(keep, keep)])]
             target = s["visible"] >= MIN_VISIBLE
+            took, wrong = match(keep, s["cards"], target)
+            hits += int((took >= 0).sum())
+            false += wrong
             taken = np.zeros(len(target), bool)
+            taken[took[took >= 0]] = True
             fan_count: Counter = Counter()
-            for d in keep:  # best first
-                iou = s["cards"][d]
-                free = np.where(target & ~taken, iou, 0.0)
-                if free.size and free.max() >= MATCH_IOU:
-                    taken[int(free.argmax())] = True
-                    hits += 1
-                elif not (iou.size and np.any((iou >= MATCH_IOU) & ~target)):
-                    false += 1  # a card under 3 % visible found is neither right nor wrong
-                best = np.where(target, iou, 0.0)
+            for d in keep:  # a detection on a fan counts toward it, matched or not
+                best = np.where(target, s["cards"][d], 0.0)
                 if best.size and best.max() >= MATCH_IOU and s["fan"][best.argmax()] >= 0:
                     fan_count[int(s["fan"][best.argmax()])] += 1
             misses += int((target & ~taken).sum())
@@ -242,6 +270,8 @@ class Scored:
             for f, size in sizes.items():
                 fans += 1
                 exact += fan_count[f] == size
+                by_size[size] += 1
+                exact_by_size[size] += fan_count[f] == size
                 if size >= 2:
                     fans_2 += 1
                     exact_2 += fan_count[f] == size
@@ -255,7 +285,9 @@ class Scored:
                                for r in sorted(role_total)},
             "marker_fans": fans, "marker_fans_exact": round(exact / max(1, fans), 4),
             "marker_fans_2plus": fans_2,
-            "marker_fans_2plus_exact": round(exact_2 / max(1, fans_2), 4)}
+            "marker_fans_2plus_exact": round(exact_2 / max(1, fans_2), 4),
+            "marker_fans_by_size": {n: [by_size[n], round(exact_by_size[n] / by_size[n], 4)]
+                                    for n in sorted(by_size)}}
 
 
 def pick_thresholds(scored: Scored) -> tuple[float, float]:
@@ -335,7 +367,7 @@ def main() -> None:
 
     cal_images, cal_targets = make_detector_data(args.seed + 1, calibration_designs, args.eval,
                                                  SIZES["720p"], args.workers)
-    calibration = Scored(*outputs(model, cal_images), cal_targets)
+    calibration = Scored.from_outputs(*outputs(model, cal_images), cal_targets)
     threshold, nms_iou = pick_thresholds(calibration)
     report: dict = {
         "seed": args.seed, "scenes": args.scenes, "share_1080": args.share_1080,
@@ -353,8 +385,8 @@ def main() -> None:
     for k, (name, size) in enumerate(SIZES.items()):
         test_images, test_targets = make_detector_data(args.seed + 2 + k, held_designs,
                                                        args.eval, size, args.workers)
-        report["held_out"][name] = Scored(*outputs(model, test_images),
-                                          test_targets).metrics(threshold, nms_iou)
+        report["held_out"][name] = Scored.from_outputs(
+            *outputs(model, test_images), test_targets).metrics(threshold, nms_iou)
     export(model, args.out)
     report["onnx"] = check_onnx(model, args.out, test_images)
     report["onnx_bytes"] = args.out.stat().st_size

@@ -32,14 +32,17 @@ class Recognizer:
 
     def observe(self, frame: np.ndarray, table_from_image: np.ndarray | None = None,
                 timestamp: float = 0.0, zooms: tuple[float, ...] = (1.0,)) -> Observation:
-        """Every card in `frame`: its quad, name (or UNKNOWN) and calibrated confidence.
+        """Every card in `frame`: its quad, name (or UNKNOWN) and calibrated confidence; the
+        extra column `best` holds the likeliest class even where the name is UNKNOWN.
         `zooms`: see `CardDetector.detect` (`PHOTO_ZOOMS` for photos of any framing)."""
         obs = self.detector.detect(frame, table_from_image, timestamp, zooms)
         cards = self.classifier.rectify_quads(frame, obs.quads)
         predictions = self._name(cards, obs.quads)
+        obs.extra["best"] = np.empty(len(obs), dtype=object)
         for i, prediction in enumerate(predictions):
             obs.cards[i] = prediction.card
             obs.confidence[i] = prediction.confidence
+            obs.extra["best"][i] = prediction.best
         return obs
 
     def _name(self, cards: np.ndarray, quads: np.ndarray) -> list[Prediction]:

@@ -1,0 +1,120 @@
+"""Benchmark: the whole recognizer (shipped detector and classifier) on held-out table scenes.
+
+Renders table scenes whose card designs were held out of both trainings, at 1280×720 and
+1920×1080, runs `Recognizer.observe` on each (with the table homography, as a calibrated
+camera gives), and matches what it found to the renderer's labels (rotated-box IoU ≥ 0.5;
+every card with ≥ 3 % showing is a target). Prints, per resolution:
+
+- detection: recall, precision, recall by role, orientation right among the cards found
+  (where it means something: not in the discard pile, deck or a hand),
+  marker fans (same role, overlapping) counted exactly, by fan size;
+- identity, among the cards found: top-1 (the likeliest class), the share answered above
+  the confidence threshold, and the wrong share of those answers, for cards face up and
+  fully in view, all face-up cards, and face-down ones (BACK).
+
+    python bench/recognize.py [--scenes N] [--seed S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from models.common import split_designs
+from models.detect_data import MIN_VISIBLE, ROLES, marker_fans
+from models.detect_train import Scored, match, scene_record
+from vision.classify import UNKNOWN
+from vision.layout import random_scene
+from vision.pipeline import Recognizer
+from vision.render import render
+
+SIZES = {"720p": (1280, 720), "1080p": (1920, 1080)}
+FULL_VIEW = 0.9  # a card this much in view can be read in full
+# where a card lies at any angle (a messy discard pile, cards in a hand), so that upright and
+# sideways mean nothing
+ANY_ANGLE = {"discard", "deck", "held", "in_hand", "other"}
+
+
+def identity_line(name: str, rows: list[tuple[bool, bool]]) -> str:
+    """rows: (best class right, answered) per card."""
+    if not rows:
+        return f"  {name:28} none"
+    right = np.array([r for r, _ in rows])
+    answered = np.array([a for _, a in rows])
+    wrong = int((~right & answered).sum())
+    return (f"  {name:28} {len(rows):5d} cards  top-1 {right.mean():6.1%}  answered "
+            f"{answered.mean():6.1%}  wrong among answered {wrong}/{int(answered.sum())}")
+
+
+def run(recognizer: Recognizer, designs: list[str], size: tuple[int, int], scenes: int,
+        seed: int) -> None:
+    records, oriented = [], []
+    identity: dict[str, list[tuple[bool, bool]]] = {"face up, in full view": [],
+                                                    "face up, any part in view": [],
+                                                    "face down (BACK)": []}
+    times = []
+    for k in range(scenes):
+        result = render(random_scene(np.random.default_rng(seed * 1000 + k), designs=designs,
+                                     image_size=size))
+        started = time.perf_counter()
+        obs = recognizer.observe(result.image, np.linalg.inv(result.homography))
+        times.append(time.perf_counter() - started)
+        cards = [c for c in result.cards if c.visible > 0]
+        index = [i for i, c in enumerate(result.cards) if c.visible > 0]
+        fans = marker_fans(result, [i for i in index if result.cards[i].visible >= MIN_VISIBLE])
+        record = scene_record(
+            obs.extra["score"], obs.quads, np.float32([c.quad for c in cards]).reshape(-1, 4, 2),
+            np.float32([c.visible for c in cards]),
+            np.int8([ROLES.index(c.role) if c.role in ROLES else len(ROLES) - 1 for c in cards]),
+            np.int16([fans.get(i, -1) for i in index]))
+        records.append(record)
+        order = np.argsort(-obs.extra["score"], kind="stable")
+        took, _ = match(order, record["cards"], record["visible"] >= MIN_VISIBLE)
+        for d in np.nonzero(took >= 0)[0]:
+            card = cards[took[d]]
+            if card.role not in ANY_ANGLE:
+                oriented.append(obs.orientation[d] == card.orientation)
+            row = (obs.extra["best"][d] == card.card, obs.cards[d] != UNKNOWN)
+            if card.face_up:
+                identity["face up, any part in view"].append(row)
+                if card.visible >= FULL_VIEW:
+                    identity["face up, in full view"].append(row)
+            else:
+                identity["face down (BACK)"].append(row)
+    metrics = Scored(records).metrics(0.0, 2.0)  # the pipeline's own threshold and NMS
+    print(f"{size[0]}×{size[1]}: {scenes} scenes, {metrics['cards']} cards "
+          f"(median {1000 * np.median(times):.0f} ms a frame on this machine)")
+    print(f"  detection: recall {metrics['recall']:.1%}, precision {metrics['precision']:.1%}, "
+          f"orientation right {np.mean(oriented):.2%} of {len(oriented)} found")
+    print("  recall by role: " + ", ".join(f"{role} {share:.0%}" for role, share in
+                                           metrics["recall_by_role"].items()))
+    fans = metrics["marker_fans_by_size"]
+    upto5 = [(n, e) for size, (n, e) in fans.items() if size <= 5]
+    exact = sum(n * e for n, e in upto5) / max(1, sum(n for n, _ in upto5))
+    print(f"  marker fans of up to 5 counted exactly: {exact:.1%} of "
+          f"{sum(n for n, _ in upto5)} (" + ", ".join(
+              f"{size}: {e:.0%} of {n}" for size, (n, e) in fans.items()) + ")")
+    for name, rows in identity.items():
+        print(identity_line(name, rows))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenes", type=int, default=60, help="scenes a resolution")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    _, _, held_out = split_designs()
+    recognizer = Recognizer()
+    print(f"held-out designs: {', '.join(held_out)}")
+    for k, size in enumerate(SIZES.values()):
+        run(recognizer, held_out, size, args.scenes, args.seed + k)
+
+
+if __name__ == "__main__":
+    main()
