@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from models.detect_data import MIN_VISIBLE, ROLES, make_detector_data, scene_targets
+from models.detect_train import match
 from vision.camera import Camera, fit_distance
 from vision.detect import (
     Boxes,
@@ -184,3 +185,24 @@ def test_detect_turns_perfect_outputs_into_the_full_cards_in_frame_pixels():
         assert ious[k] > 0.9
         assert obs.orientation[k] == label.orientation
         assert obs.extra["face_up"][k] == float(label.face_up)
+
+
+def test_a_zoomed_out_frame_keeps_the_input_size_and_maps_back():
+    frame = np.full((504, 378, 3), 200, np.uint8)  # a phone photo, portrait
+    full, full_box = prepare(frame)
+    half, half_box = prepare(frame, zoom=0.5)
+    assert half.shape == full.shape  # the same input, the frame in its top-left half
+    assert max(half_box.size) == 256 and half[300:, 200:].max() == 0
+    points = np.array([[0.0, 0.0], [377.0, 503.0], [100.5, 250.25]])
+    assert np.allclose(half_box.to_frame(half_box.to_input(points)), points)
+    assert np.allclose(half_box.to_input(points), (full_box.to_input(points) + 0.5) / 2 - 0.5,
+                       atol=0.6)
+
+
+def test_matching_takes_each_card_once_best_detection_first():
+    # detections 0 and 1 both sit on card 0; detection 2 on a card too hidden to count;
+    # detection 3 on nothing
+    overlaps = np.array([[0.7, 0.0, 0.0], [0.9, 0.2, 0.0], [0.0, 0.0, 0.8], [0.1, 0.0, 0.0]])
+    target = np.array([True, True, False])
+    took, false = match(np.array([1, 0, 2, 3]), overlaps, target)
+    assert took.tolist() == [-1, 0, -1, -1] and false == 2  # 0 is a duplicate, 3 is stray

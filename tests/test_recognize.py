@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -55,3 +56,25 @@ def test_several_images_give_one_json_line_each_and_a_bad_one_is_one_line(photo,
     lines = [json.loads(line) for line in captured.out.splitlines()]
     assert [line["image"] for line in lines] == [str(path), str(path)]
     assert captured.err.count("\n") == 1 and "broken.jpg" in captured.err
+
+
+@pytest.fixture(scope="module")
+def close_up(tmp_path_factory) -> tuple[Path, list]:
+    """A phone-style photo of a few held-out cards, each a third of the frame or more."""
+    rng = np.random.default_rng(8)
+    scene = random_scene(rng, designs=[HELD_OUT[1]], image_size=(756, 1008), hand_chance=0.0)
+    camera = dataclasses.replace(scene.camera, distance=scene.camera.distance * 0.22,
+                                 target=scene.cards[len(scene.cards) // 2].center)
+    result = render(dataclasses.replace(scene, camera=camera))
+    path = tmp_path_factory.mktemp("photos") / "close_up.jpg"
+    cv2.imwrite(str(path), result.image)
+    return path, [c for c in result.cards if c.visible >= 0.9]
+
+
+def test_recognize_finds_cards_that_fill_a_photo(close_up, capsys):
+    path, cards = close_up
+    assert len(cards) >= 2
+    assert main(["recognize", str(path), "--json"]) == 0
+    quads = [np.float32(f["quad"]) for f in json.loads(capsys.readouterr().out)]
+    found = [c for c in cards if any(polygon_iou(np.float32(c.quad), q) >= 0.5 for q in quads)]
+    assert len(found) >= 0.8 * len(cards), f"{len(found)} of {len(cards)} found"
