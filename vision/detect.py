@@ -159,6 +159,8 @@ def rotated_nms(quads: np.ndarray | None, scores: np.ndarray, iou: float,
     stacked markers a few mm apart overlap a lot, yet each is a card; duplicates of one card
     (two peaks on its two visible ends) coincide."""
     order = np.argsort(-np.asarray(scores), kind="stable")
+    if iou > 1.0:  # nothing overlaps by more than all of itself: no suppression at all
+        return order.astype(np.int64)
     overlaps = iou_matrix(quads, quads) if overlaps is None else overlaps
     keep: list[int] = []
     for i in order:
@@ -213,17 +215,19 @@ def decode(heat: np.ndarray, boxes: np.ndarray, threshold: float,
 def orientations(quads: np.ndarray, table_from_image: np.ndarray | None = None) -> list[str]:
     """UPRIGHT where the long side runs along the image's vertical (or, given the table
     homography, along the table's y axis), SIDEWAYS otherwise."""
-    out = []
-    for quad in quads:
-        q = np.float64(quad)
-        if table_from_image is not None:
-            q = cv2.perspectiveTransform(q[None], np.float64(table_from_image))[0]
-        dx, dy = ((q[3] - q[0]) + (q[2] - q[1])) / 2  # portrait order: a long side
-        side = ((q[1] - q[0]) + (q[2] - q[3])) / 2
-        if np.hypot(*side) > np.hypot(dx, dy):  # a homography can swap which looks longer
-            dx, dy = side
-        out.append(UPRIGHT if abs(dy) >= abs(dx) else SIDEWAYS)
-    return out
+    q = np.float64(quads).reshape(-1, 4, 2)
+    if not len(q):
+        return []
+    if table_from_image is not None:
+        q = cv2.perspectiveTransform(q.reshape(1, -1, 2), np.float64(table_from_image))
+        q = q.reshape(-1, 4, 2)
+    along = ((q[:, 3] - q[:, 0]) + (q[:, 2] - q[:, 1])) / 2  # portrait order: a long side
+    side = ((q[:, 1] - q[:, 0]) + (q[:, 2] - q[:, 3])) / 2
+    # a homography can swap which side looks longer
+    swap = np.linalg.norm(side, axis=1) > np.linalg.norm(along, axis=1)
+    along[swap] = side[swap]
+    upright = np.abs(along[:, 1]) >= np.abs(along[:, 0])
+    return [UPRIGHT if u else SIDEWAYS for u in upright]
 
 
 class CardDetector:
