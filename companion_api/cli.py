@@ -104,8 +104,10 @@ def _recognize(args: argparse.Namespace) -> int:
             except CalibrationError as error:
                 print(f"hearthtop-companion: warning: {path}: {error}; zones left empty",
                       file=sys.stderr)
+        # a table view (markers found) shows cards at the trained size; any other photo may
+        # be a close-up, so the detector looks at two scales
         obs = recognizer.observe(frame, calibration.image_to_table if calibration else None,
-                                 zooms=PHOTO_ZOOMS)
+                                 zooms=(1.0,) if calibration else PHOTO_ZOOMS)
         if calibration is not None:
             centres = calibration.to_table(obs.quads.mean(axis=1))
             obs.zones[:] = [layout.zone_at(c) for c in centres]
