@@ -62,10 +62,8 @@ threshold {report['threshold']:.3f}.
 
 **Data.** Synthetic only (`models/synth.py`): the real card art of Debian's
 `gnome-cards-data` and `kdegames-card-data-kf5` (`vision.cardart`), each card drawn 30–170 px
-wide in perspective on a random table, with uneven light, glare, blur, defocus, motion blur,
-noise, JPEG, sometimes another card or a hand over it, cut out along a wrong outline (corners
-off by 3 % of the width, the box 4 % too large or small); 40 % of the backs are drawn at
-random, so that BACK means "a back", not "one of these designs' backs".
+wide in perspective on a random table, with uneven light, glare, blur, motion blur, noise,
+JPEG, sometimes another card or a hand over it, cut out along a slightly wrong outline.
 {report['train_samples']} training samples, {report['epochs']} epochs on the CPU
 ({report['train_seconds']} s), seed {report['seed']} (`python -m models.train --seed
 {report['seed']} --train {report['train_samples']} --epochs {report['epochs']}`).
