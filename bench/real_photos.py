@@ -83,12 +83,16 @@ def recognize_all(data: Path, rows: list[dict], zooms: tuple[float, ...]) -> Non
             card = obs.cards[best]
             key = "unknown" if card == UNKNOWN else "right" if card == truth else "wrong"
             outcome[key] += 1
+            outcome["best guess right"] += obs.extra["best"][best] == truth
         extra += len(boxes) - len(used)
     total = len(rows)
     print(f"recognize on real photos: {total} cards in {len(by_file)} photos, "
           f"{time.perf_counter() - started:.1f} s")
     for key in ("right", "unknown", "wrong", "not found"):
         print(f"  {key:10} {outcome[key]:4d}  {outcome[key] / total:6.1%}")
+    found = total - outcome["not found"]
+    print(f"  best guess right among the {found} found: {outcome['best guess right']} "
+          f"({outcome['best guess right'] / max(1, found):.1%})")
     print(f"  detections matching no labelled card: {extra} "
           f"({extra / len(by_file):.1f} a photo; some photos hold unlabelled cards)")
 

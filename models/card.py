@@ -129,8 +129,8 @@ thread. Score threshold {report['score_threshold']}, rotated-box NMS at IoU
 {report['share_1080']:.0%} at 1080p, the rest 720p; a third of them close-ups that fill the
 frame with a few cards), {report['epochs']} epochs on the CPU ({report['train_seconds']} s),
 seed {report['seed']} (`python -m models.detect_train --scenes {report['scenes']} --epochs
-{report['epochs']} --seed {report['seed']}`). The same design families as the classifier are
-held out.
+{report['epochs']} --seed {report['seed']} --eval {report['calibration']['scenes']}`).
+The same design families as the classifier are held out.
 
 **Figures** (test scenes include close-ups; a detection is right at IoU ≥
 {report['match_iou']}; every card with ≥ {report['min_visible']:.0%} showing is a target; the
