@@ -78,6 +78,7 @@ def _print_markers(args: argparse.Namespace) -> int:
 def _recognize(args: argparse.Namespace) -> int:
     """Cards in photos: one JSON list for one image, one JSON line an image for several."""
     import cv2  # the vision stack loads only for the commands that need it
+    import numpy as np
 
     from calibration import CalibrationError, LayoutError, TableCalibration, load_layout
     from vision.classify import ModelError
@@ -91,7 +92,10 @@ def _recognize(args: argparse.Namespace) -> int:
         raise LogError(str(error)) from None
     failed = False
     for path in args.images:
-        frame = cv2.imread(path)
+        try:  # read the bytes here: cv2.imread would add its own warning line
+            frame = cv2.imdecode(np.fromfile(path, np.uint8), cv2.IMREAD_COLOR)
+        except (OSError, ValueError):
+            frame = None
         if frame is None:
             print(f"hearthtop-companion: error: {path}: not an image that can be read",
                   file=sys.stderr)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import cv2
@@ -78,3 +80,12 @@ def test_recognize_finds_cards_that_fill_a_photo(close_up, capsys):
     quads = [np.float32(f["quad"]) for f in json.loads(capsys.readouterr().out)]
     found = [c for c in cards if any(polygon_iou(np.float32(c.quad), q) >= 0.5 for q in quads)]
     assert len(found) >= 0.8 * len(cards), f"{len(found)} of {len(cards)} found"
+
+
+def test_a_missing_image_is_one_line_on_the_real_stderr(tmp_path):
+    """OpenCV writes its own warnings straight to the process's stderr; none may show."""
+    done = subprocess.run([sys.executable, "-m", "companion_api.cli", "recognize",
+                           str(tmp_path / "missing.jpg")], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "missing.jpg" in done.stderr
