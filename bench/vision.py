@@ -22,11 +22,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from models.detect_data import MIN_VISIBLE
 from vision.layout import random_scene
 from vision.pipeline import Recognizer
 from vision.render import render
-
-MIN_VISIBLE = 0.03
 
 
 def scenes(size: tuple[int, int], count: int) -> list[np.ndarray]:
