@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from vision.cardart import get_design, list_designs
@@ -55,3 +56,21 @@ def in_chunks(make: Callable[..., Any], seed: int, count: int, chunk: int,
             if progress:
                 progress_bar(what, i, len(jobs))
     return parts
+
+
+def load_weights(model, path: Path | None) -> None:
+    """Start `model` from a checkpoint that `save_weights` wrote (a warm start), if given."""
+    if path is not None:
+        import torch
+
+        model.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
+        print(f"weights from {path}", file=sys.stderr)
+
+
+def save_weights(model, onnx_path: Path) -> Path:
+    """The trained weights beside the exported model (`.pt`): `--init` continues from them."""
+    import torch
+
+    path = onnx_path.with_suffix(".pt")
+    torch.save(model.state_dict(), path)
+    return path

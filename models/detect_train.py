@@ -24,7 +24,14 @@ import numpy as np
 
 from vision.detect import CHANNELS, LONG_SIDE, MULTIPLE, STRIDE, decode, iou_matrix, rotated_nms
 
-from .common import CALIBRATION_FAMILIES, HELD_OUT_FAMILIES, progress_bar, split_designs
+from .common import (
+    CALIBRATION_FAMILIES,
+    HELD_OUT_FAMILIES,
+    load_weights,
+    progress_bar,
+    save_weights,
+    split_designs,
+)
 from .detect_data import MARKER_ROLES, MIN_VISIBLE, ROLES, make_detector_data
 
 MODELS = Path(__file__).parent
@@ -344,6 +351,8 @@ def main() -> None:
                         help="share of the training scenes rendered at 1080p (rest 720p)")
     parser.add_argument("--eval", type=int, default=200, help="scenes a test set")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--init", type=Path, help="weights to start from (a .pt of an "
+                        "earlier run) instead of random ones")
     parser.add_argument("--out", type=Path, default=MODELS / "card_detector.onnx")
     args = parser.parse_args()
 
@@ -361,6 +370,7 @@ def main() -> None:
     targets = {k: np.concatenate([p[1][k] for p in parts]) for k in parts[0][1]}
     del parts
     model = build_model()
+    load_weights(model, args.init)
     started = time.perf_counter()
     train(model, images, targets, args.epochs, args.seed)
     train_seconds = time.perf_counter() - started
@@ -388,6 +398,7 @@ def main() -> None:
         report["held_out"][name] = Scored.from_outputs(
             *outputs(model, test_images), test_targets).metrics(threshold, nms_iou)
     export(model, args.out)
+    save_weights(model, args.out)
     report["onnx"] = check_onnx(model, args.out, test_images)
     report["onnx_bytes"] = args.out.stat().st_size
     args.out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n")

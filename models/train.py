@@ -22,7 +22,14 @@ import numpy as np
 
 from vision.cardart import CARD_CLASSES
 
-from .common import HELD_OUT_FAMILIES, in_chunks, progress_bar, split_designs
+from .common import (
+    HELD_OUT_FAMILIES,
+    in_chunks,
+    load_weights,
+    progress_bar,
+    save_weights,
+    split_designs,
+)
 from .synth import INPUT_PX, batch
 
 MODELS = Path(__file__).parent
@@ -187,6 +194,8 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=6)
     parser.add_argument("--eval", type=int, default=3_000, help="samples a test set")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--init", type=Path, help="weights to start from (a .pt of an "
+                        "earlier run) instead of random ones")
     parser.add_argument("--out", type=Path, default=MODELS / "card_classifier.onnx")
     args = parser.parse_args()
 
@@ -199,6 +208,7 @@ def main() -> None:
     cal_images, cal_labels = make_data(args.seed + 4, calibration_designs, args.eval,
                                        args.workers)
     model = build_model(len(CARD_CLASSES))
+    load_weights(model, args.init)
     started = time.perf_counter()
     train(model, images, labels, args.epochs, args.seed)
     train_seconds = time.perf_counter() - started
@@ -234,6 +244,7 @@ def main() -> None:
         report["held_out_by_design"][design] = evaluate(prob, test_labels, threshold)
     report["confusions"] = [[a, b, n] for (a, b), n in confusions.most_common(15)]
     export(model, temperature, args.out)
+    save_weights(model, args.out)
     report["onnx_bytes"] = args.out.stat().st_size
     args.out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps({k: report[k] for k in ("held_in_validation", "calibration", "held_out",
