@@ -39,6 +39,23 @@ def _row(name: str, figures: dict) -> str:
             f"| {figures['confident_wrong']:.2%} |")
 
 
+def _cuts(report: dict) -> str:
+    cuts = report.get("detector_cuts")
+    if not cuts:
+        return ""
+    t = cuts["thresholds"]
+    return f"""
+**In the recognizer** the detector's face-up probability is a second expert on the side
+(`CardClassifier.predict`), and the thresholds are fitted on what the shipped detector cuts out
+of {cuts['scenes']} table scenes of the calibration designs (`python -m models.threshold`):
+{t['face']:.4f} for a face, {t['back']:.4f} for a back. On those {cuts['cards']} cards found,
+the best class is right for {cuts['top1']:.1%}; {cuts['answered_face']:.1%} of faces and
+{cuts['answered_back']:.1%} of backs are answered, {cuts['wrong_among_answered']} answer(s)
+wrong. Faces need the higher bar because a card mostly covered by another is read as the card
+on top, with confidence.
+"""
+
+
 def render_card(report: dict, speed: tuple[float, float], size_bytes: int) -> str:
     head = ("| set | samples | top-1 | answered | wrong among answered |\n"
             "| --- | --- | --- | --- | --- |")
@@ -57,9 +74,10 @@ report.
 **Model.** Two views of the card: the whole card at half resolution and its two index
 corners (top-left, and bottom-right turned half round) at full resolution, the corners through
 shared weights and max-pooled, so a half-turned card reads the same and one covered corner is
-not fatal. {size_bytes / 1024:.0f} KB. Temperature {report['temperature']:.3f},
-threshold {report['threshold']:.3f}.
-
+not fatal. {size_bytes / 1024:.0f} KB. Temperature {report['temperature']:.3f}; threshold
+{report.get('threshold_trained', report['threshold']):.4f} on clean samples (the "answered"
+columns below).
+{_cuts(report)}
 **Data.** Synthetic only (`models/synth.py`): the real card art of Debian's
 `gnome-cards-data` and `kdegames-card-data-kf5` (`vision.cardart`), each card drawn 30–170 px
 wide in perspective on a random table, with uneven light, glare, blur, motion blur, noise,

@@ -5,8 +5,8 @@ well as a good detector would. At run time the classifier sees the shipped detec
 looser, sometimes a few degrees off, some on partly covered cards, so the same confidence is
 worth less. This renders table scenes of the calibration designs (never the held-out ones),
 runs the whole recognizer on them, and sets the threshold to the lowest one under which
-fewer than 1 in 1000 confident answers on the cards it found are wrong. The threshold
-written is the higher of that and training's, so it only ever gets safer.
+fewer than 1 in 1000 confident answers on the cards it found are wrong, one threshold for
+faces and one for backs. Neither is set lower than training's, so they only get safer.
 
     python -m models.threshold [--scenes 300] [--seed 11]
 """
@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.classify import BACK
 from vision.classify import MODEL as CLASSIFIER
 from vision.layout import random_scene
 from vision.pipeline import Recognizer
@@ -35,8 +36,8 @@ CHUNK = 10  # scenes a parallel job
 
 
 def detector_cuts(seed: int, count: int, designs: list[str], classifier: str) -> np.ndarray:
-    """(confidence, best class right) of every target card the recognizer found in `count`
-    rendered scenes: an (n, 2) array."""
+    """(confidence, best class right, best class is BACK) of every target card the
+    recognizer found in `count` rendered scenes: an (n, 3) array."""
     recognizer = Recognizer(classifier=Path(classifier))
     rows = []
     for k in range(count):
@@ -51,8 +52,9 @@ def detector_cuts(seed: int, count: int, designs: list[str], classifier: str) ->
         took, _ = match(np.argsort(-obs.extra["score"], kind="stable"), record["cards"],
                         visible >= MIN_VISIBLE)
         for d in np.nonzero(took >= 0)[0]:
-            rows.append((obs.confidence[d], obs.extra["best"][d] == cards[took[d]].card))
-    return np.array(rows, np.float64).reshape(-1, 2)
+            best = obs.extra["best"][d]
+            rows.append((obs.confidence[d], best == cards[took[d]].card, best == BACK))
+    return np.array(rows, np.float64).reshape(-1, 3)
 
 
 def main() -> None:
@@ -72,20 +74,25 @@ def main() -> None:
     rows = np.concatenate(parts)
     if not len(rows):
         sys.exit("no cards found in the scenes: is the detector shipped?")
-    confidence, right = rows[:, 0], rows[:, 1].astype(bool)
+    confidence, right, back = rows[:, 0], rows[:, 1].astype(bool), rows[:, 2].astype(bool)
     trained = float(report.get("threshold_trained", report["threshold"]))
-    fitted = pick_threshold(confidence, right)
-    threshold = max(trained, fitted)
-    answered = confidence >= threshold
+    # a back and a face are told apart far more surely than one face from another: each
+    # side gets its own threshold, each with fewer than 1 in 1000 of its answers wrong
+    thresholds = {side: max(trained, pick_threshold(confidence[m], right[m]))
+                  for side, m in (("face", ~back), ("back", back))}
+    answered = confidence >= np.where(back, thresholds["back"], thresholds["face"])
     summary = {
         "scenes": args.scenes, "seed": args.seed, "cards": len(rows),
-        "top1": round(float(right.mean()), 4), "threshold_fitted": round(fitted, 4),
+        "top1": round(float(right.mean()), 4), "thresholds": thresholds,
         "answered": round(float(answered.mean()), 4),
+        "answered_face": round(float(answered[~back].mean()), 4),
+        "answered_back": round(float(answered[back].mean()), 4),
         "wrong_among_answered": int((answered & ~right).sum()),
         "max_confident_errors": MAX_CONFIDENT_ERRORS}
-    report.update(threshold_trained=trained, threshold=threshold, detector_cuts=summary)
+    report.update(threshold_trained=trained, threshold=thresholds["face"],
+                  back_threshold=thresholds["back"], detector_cuts=summary)
     report_path.write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps({"threshold": threshold, **summary}, indent=2))
+    print(json.dumps(summary, indent=2))
 
 
 if __name__ == "__main__":

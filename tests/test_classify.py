@@ -72,3 +72,20 @@ def test_corrupt_model_is_a_one_line_error(tmp_path):
 def test_the_report_matches_the_model(classifier):
     assert classifier.classes == REPORT["classes"] and len(classifier.classes) == 54
     assert 0.5 <= classifier.threshold < 1
+
+
+def test_the_detectors_face_up_opinion_is_a_second_expert(classifier):
+    cards = _scene_cards(REPORT["held_out_designs"][0], (1920, 1080))
+    crops = np.stack([classifier.rectify_quads(image, c.quad[None])[0] for image, c in cards])
+    truth = [c.card for _, c in cards]
+    alone = classifier.predict(crops)
+    face_up = np.float32([c.face_up for _, c in cards])
+    agreed = classifier.predict(crops, np.where(face_up, 0.999, 0.001))
+    disputed = classifier.predict(crops, np.where(face_up, 0.001, 0.999))
+    for a, y, n, t in zip(alone, agreed, disputed, truth, strict=True):
+        assert y.card in (UNKNOWN, t)  # two experts that agree are still never wrong
+        if a.best == t:  # agreeing makes the right answer surer, disputing less sure
+            assert y.best == t and y.confidence >= a.confidence - 1e-6
+            assert n.card == UNKNOWN
+    named = [y.card != UNKNOWN for y in agreed]
+    assert sum(named) >= sum(a.card != UNKNOWN for a in alone)

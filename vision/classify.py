@@ -1,9 +1,11 @@
 """The card classifier at run time: onnxruntime on the shipped model, nothing else.
 
 The model names a rectified card as one of the 52 cards, the joker or a card back, with a
-calibrated probability (temperature scaling, fitted in training). Below the threshold that
-training chose (fewer than 1 in 1000 confident answers wrong on validation) the answer is
-UNKNOWN, never a guess.
+calibrated probability (temperature scaling, fitted in training). In the recognizer the
+detector's face-up probability is a second opinion on the side (see `predict`). Below the
+threshold the answer is UNKNOWN, never a guess: `python -m models.threshold` fits it on the
+shipped detector's cuts of calibration-design scenes so that fewer than 1 in 1000 confident
+answers are wrong, and never lower than training's threshold on clean samples.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ import numpy as np
 from .rectify import portrait_orders, rectify
 from .runtime import ModelError, load_model
 
-__all__ = ["MODEL", "UNKNOWN", "CardClassifier", "ModelError", "Prediction"]
+__all__ = ["BACK", "MODEL", "UNKNOWN", "CardClassifier", "ModelError", "Prediction"]
 
 UNKNOWN = "UNKNOWN"
+BACK = "BACK"
 MODEL = Path(__file__).resolve().parents[1] / "models" / "card_classifier.onnx"
 
 
@@ -31,11 +34,13 @@ class Prediction:
 
 class CardClassifier:
     def __init__(self, model: Path = MODEL, *, threads: int = 1) -> None:
-        def read(report: dict) -> tuple[list[str], float, tuple[int, int]]:
-            return report["classes"], float(report["threshold"]), tuple(report["input_px"])
+        def read(report: dict) -> tuple[list[str], float, float, tuple[int, int]]:
+            threshold = float(report["threshold"])
+            return (report["classes"], threshold,
+                    float(report.get("back_threshold", threshold)), tuple(report["input_px"]))
 
-        self.session, (self.classes, self.threshold, self.input_px) = load_model(
-            model, "card classifier", read, threads=threads)
+        self.session, (self.classes, self.threshold, self.back_threshold, self.input_px) = (
+            load_model(model, "card classifier", read, threads=threads))
 
     def probabilities(self, cards: np.ndarray) -> np.ndarray:
         """Class probabilities for rectified cards (N, H, W, 3 BGR uint8 at input_px)."""
@@ -44,12 +49,23 @@ class CardClassifier:
         x = np.ascontiguousarray(cards.transpose(0, 3, 1, 2), dtype=np.float32)
         return self.session.run(None, {"cards": x})[0]
 
-    def predict(self, cards: np.ndarray) -> list[Prediction]:
+    def predict(self, cards: np.ndarray, face_up: np.ndarray | None = None) -> list[Prediction]:
+        """Name rectified cards. `face_up`, the detector's probability that each card shows
+        its face, if given, is a second opinion on face up or down, combined with the
+        classifier's as a product of experts: the detector sees what shows of a card, the
+        classifier the whole quad (and on a card mostly covered reads the card on top)."""
+        probabilities = self.probabilities(cards).astype(np.float64)
+        if face_up is not None and len(probabilities):
+            up = np.clip(np.asarray(face_up, np.float64), 1e-4, 1 - 1e-4)[:, None]
+            side = np.where(np.arange(len(self.classes)) == self.classes.index(BACK), 1 - up, up)
+            probabilities *= side
+            probabilities /= probabilities.sum(axis=1, keepdims=True)
         found = []
-        for row in self.probabilities(cards):
+        for row in probabilities:
             best = int(row.argmax())
             confidence = float(row[best])
-            card = self.classes[best] if confidence >= self.threshold else UNKNOWN
+            sure = self.back_threshold if self.classes[best] == BACK else self.threshold
+            card = self.classes[best] if confidence >= sure else UNKNOWN
             found.append(Prediction(card, confidence, self.classes[best]))
         return found
 

@@ -37,7 +37,7 @@ class Recognizer:
         `zooms`: see `CardDetector.detect` (`PHOTO_ZOOMS` for photos of any framing)."""
         obs = self.detector.detect(frame, table_from_image, timestamp, zooms)
         cards = self.classifier.rectify_quads(frame, obs.quads)
-        predictions = self._name(cards, obs.quads)
+        predictions = self._name(cards, obs.quads, obs.extra["face_up"])
         obs.extra["best"] = np.empty(len(obs), dtype=object)
         for i, prediction in enumerate(predictions):
             obs.cards[i] = prediction.card
@@ -45,13 +45,14 @@ class Recognizer:
             obs.extra["best"][i] = prediction.best
         return obs
 
-    def _name(self, cards: np.ndarray, quads: np.ndarray) -> list[Prediction]:
+    def _name(self, cards: np.ndarray, quads: np.ndarray,
+              face_up: np.ndarray) -> list[Prediction]:
         if self.memory is None:
-            return self.classifier.predict(cards)
+            return self.classifier.predict(cards, face_up)
         thumbs = thumbnails(cards)
         recalled = self.memory.recall(quads, thumbs)
         fresh = [i for i, j in enumerate(recalled) if j < 0]
-        named = iter(self.classifier.predict(cards[fresh]))
+        named = iter(self.classifier.predict(cards[fresh], face_up[fresh]))
         predictions = [self.memory.names[j] if j >= 0 else next(named) for j in recalled]
         self.memory.remember(quads, thumbs, predictions, recalled)
         return predictions
