@@ -8,7 +8,7 @@ runs the whole recognizer on them, and sets the threshold to the lowest one unde
 fewer than 1 in 1000 confident answers on the cards it found are wrong, one threshold for
 faces and one for backs. Neither is set lower than training's, so they only get safer.
 
-    python -m models.threshold [--scenes 300] [--seed 11]
+    python -m models.threshold [--scenes 400] [--seed 11]
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def detector_cuts(seed: int, count: int, designs: list[str], classifier: str) ->
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scenes", type=int, default=300)
+    parser.add_argument("--scenes", type=int, default=400)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--model", type=Path, default=CLASSIFIER)
@@ -76,8 +76,8 @@ def main() -> None:
         sys.exit("no cards found in the scenes: is the detector shipped?")
     confidence, right, back = rows[:, 0], rows[:, 1].astype(bool), rows[:, 2].astype(bool)
     trained = float(report.get("threshold_trained", report["threshold"]))
-    # a back and a face are told apart far more surely than one face from another: each
-    # side gets its own threshold, each with fewer than 1 in 1000 of its answers wrong
+    # faces and backs fail differently (a covered face is read as the card on top; a back is
+    # a back): each side gets its own threshold, fewer than 1 in 1000 of its answers wrong
     thresholds = {side: max(trained, pick_threshold(confidence[m], right[m]))
                   for side, m in (("face", ~back), ("back", back))}
     answered = confidence >= np.where(back, thresholds["back"], thresholds["face"])
