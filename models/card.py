@@ -51,8 +51,8 @@ of {cuts['scenes']} table scenes of the calibration designs (`python -m models.t
 {t['face']:.4f} for a face, {t['back']:.4f} for a back. On those {cuts['cards']} cards found,
 the best class is right for {cuts['top1']:.1%}; {cuts['answered_face']:.1%} of faces and
 {cuts['answered_back']:.1%} of backs are answered, {cuts['wrong_among_answered']} answer(s)
-wrong. Faces need the higher bar because a card mostly covered by another is read as the card
-on top, with confidence.
+wrong. Faces are seldom answered because a card mostly covered by another is read as the card
+on top, with confidence, so a face needs a very sure reading.
 """
 
 
