@@ -1,40 +1,16 @@
-"""The card detector's run time without a trained model: loading errors, peaks, NMS."""
+"""The card detector's run time without a trained model: peaks, NMS, orientation."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
-import pytest
 
-from vision.classify import ModelError
 from vision.detect import (
-    CHANNELS,
-    STRIDE,
-    CardDetector,
     orientations,
     peaks,
     quads_of_boxes,
     rotated_nms,
 )
 from vision.observation import SIDEWAYS, UPRIGHT
-
-
-def test_missing_model_is_a_one_line_error(tmp_path):
-    with pytest.raises(ModelError) as error:
-        CardDetector(tmp_path / "nope.onnx")
-    assert "nope.onnx" in str(error.value) and "\n" not in str(error.value)
-
-
-def test_corrupt_model_is_a_one_line_error(tmp_path):
-    bad = tmp_path / "bad.onnx"
-    bad.write_bytes(b"not a model")
-    bad.with_suffix(".json").write_text(json.dumps({
-        "input_long_side": 512, "pad_multiple": 32, "stride": STRIDE, "channels": CHANNELS,
-        "score_threshold": 0.3, "nms_iou": 0.8}))
-    with pytest.raises(ModelError) as error:
-        CardDetector(bad)
-    assert "bad.onnx" in str(error.value) and "\n" not in str(error.value)
 
 
 def test_peaks_are_local_maxima_above_the_threshold_best_first():
