@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -74,3 +75,20 @@ def save_weights(model, onnx_path: Path) -> Path:
     path = onnx_path.with_suffix(".pt")
     torch.save(model.state_dict(), path)
     return path
+
+
+def run_arguments(parser: argparse.ArgumentParser, out: Path) -> None:
+    """The options both trainings take: seed, workers, a warm start and where to write."""
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--init", type=Path, help="weights to start from (a .pt of an "
+                        "earlier run) instead of random ones")
+    parser.add_argument("--out", type=Path, default=out)
+
+
+def start_training(workers: int) -> tuple[list[str], list[str], list[str]]:
+    """Torch on `workers` threads, and the design split, announced."""
+    import torch
+
+    torch.set_num_threads(workers)
+    return split_designs(announce=True)

@@ -29,8 +29,9 @@ from .common import (
     HELD_OUT_FAMILIES,
     load_weights,
     progress_bar,
+    run_arguments,
     save_weights,
-    split_designs,
+    start_training,
 )
 from .detect_data import MARKER_ROLES, MIN_VISIBLE, ROLES, make_detector_data
 
@@ -344,22 +345,14 @@ def check_onnx(model, path: Path, images: np.ndarray) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--scenes", type=int, default=8000, help="training scenes")
     parser.add_argument("--epochs", type=int, default=25)
     parser.add_argument("--share-1080", type=float, default=0.25,
                         help="share of the training scenes rendered at 1080p (rest 720p)")
     parser.add_argument("--eval", type=int, default=200, help="scenes a test set")
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--init", type=Path, help="weights to start from (a .pt of an "
-                        "earlier run) instead of random ones")
-    parser.add_argument("--out", type=Path, default=MODELS / "card_detector.onnx")
+    run_arguments(parser, MODELS / "card_detector.onnx")
     args = parser.parse_args()
-
-    import torch
-
-    torch.set_num_threads(args.workers)
-    train_designs, calibration_designs, held_designs = split_designs(announce=True)
+    train_designs, calibration_designs, held_designs = start_training(args.workers)
     n1080 = round(args.scenes * args.share_1080)
     parts = [make_detector_data(args.seed, train_designs, args.scenes - n1080, SIZES["720p"],
                                 args.workers)]

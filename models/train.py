@@ -27,8 +27,9 @@ from .common import (
     in_chunks,
     load_weights,
     progress_bar,
+    run_arguments,
     save_weights,
-    split_designs,
+    start_training,
 )
 from .synth import INPUT_PX, batch
 
@@ -191,20 +192,12 @@ def evaluate(probabilities: np.ndarray, labels: np.ndarray, threshold: float) ->
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--train", type=int, default=60_000, help="training samples")
     parser.add_argument("--epochs", type=int, default=6)
     parser.add_argument("--eval", type=int, default=3_000, help="samples a test set")
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--init", type=Path, help="weights to start from (a .pt of an "
-                        "earlier run) instead of random ones")
-    parser.add_argument("--out", type=Path, default=MODELS / "card_classifier.onnx")
+    run_arguments(parser, MODELS / "card_classifier.onnx")
     args = parser.parse_args()
-
-    import torch
-
-    torch.set_num_threads(args.workers)
-    train_designs, calibration_designs, held_designs = split_designs(announce=True)
+    train_designs, calibration_designs, held_designs = start_training(args.workers)
     images, labels = make_data(args.seed, train_designs, args.train, args.workers)
     val_images, val_labels = make_data(args.seed + 1, train_designs, args.eval, args.workers)
     cal_images, cal_labels = make_data(args.seed + 4, calibration_designs, args.eval,
