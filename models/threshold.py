@@ -22,13 +22,14 @@ import numpy as np
 
 from vision.classify import BACK
 from vision.classify import MODEL as CLASSIFIER
+from vision.detect import iou_matrix
 from vision.layout import random_scene
 from vision.pipeline import Recognizer
 from vision.render import render
 
 from .common import in_chunks, split_designs
 from .detect_data import MIN_VISIBLE
-from .detect_train import match, scene_record
+from .detect_train import match
 from .train import MAX_CONFIDENT_ERRORS, pick_threshold
 
 SIZES = ((1280, 720), (1920, 1080))  # alternating, scene by scene
@@ -47,10 +48,8 @@ def detector_cuts(seed: int, count: int, designs: list[str], classifier: str) ->
         cards = [c for c in result.cards if c.visible > 0]
         quads = np.float32([c.quad for c in cards]).reshape(-1, 4, 2)
         visible = np.float32([c.visible for c in cards])
-        none = np.zeros(len(cards), np.int16)
-        record = scene_record(obs.extra["score"], obs.quads, quads, visible, none, none - 1)
-        took, _ = match(np.argsort(-obs.extra["score"], kind="stable"), record["cards"],
-                        visible >= MIN_VISIBLE)
+        took, _ = match(np.argsort(-obs.extra["score"], kind="stable"),
+                        iou_matrix(obs.quads, quads), visible >= MIN_VISIBLE)
         for d in np.nonzero(took >= 0)[0]:
             best = obs.extra["best"][d]
             rows.append((obs.confidence[d], best == cards[took[d]].card, best == BACK))
