@@ -152,7 +152,8 @@ def test_the_frame_is_scaled_to_512_and_padded_to_32(size):
 
 
 def test_empty_boxes_make_no_quads():
-    empty = Boxes(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0), np.zeros(0))
+    empty = Boxes(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0), np.zeros(0),
+                  np.zeros(0))
     assert empty.quads().shape == (0, 4, 2)
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from vision import classify, detect
+from vision import classify, detect, refine
 from vision.runtime import ModelError
 
 MODELS = pytest.mark.parametrize("load, shipped", [
-    (classify.CardClassifier, classify.MODEL), (detect.CardDetector, detect.MODEL)],
-    ids=["classifier", "detector"])
+    (classify.CardClassifier, classify.MODEL), (detect.CardDetector, detect.MODEL),
+    (refine.CardRefiner, refine.MODEL)], ids=["classifier", "detector", "refiner"])
 
 
 @MODELS

@@ -178,6 +178,7 @@ class Boxes:
     angles: np.ndarray  # (N,) long side, radians
     scores: np.ndarray  # (N,) heatmap peak
     face_up: np.ndarray  # (N,) probability
+    off_centre: np.ndarray  # (N,) anchor to centre over the short side: 0 in full view
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -187,7 +188,7 @@ class Boxes:
 
     def take(self, index: np.ndarray) -> Boxes:
         return Boxes(self.centres[index], self.sizes[index], self.angles[index],
-                     self.scores[index], self.face_up[index])
+                     self.scores[index], self.face_up[index], self.off_centre[index])
 
 
 def peaks(heat: np.ndarray, threshold: float, limit: int = 300) -> tuple[np.ndarray, ...]:
@@ -208,8 +209,10 @@ def decode(heat: np.ndarray, boxes: np.ndarray, threshold: float,
     values = boxes[:, rows, cols].astype(np.float64)  # (7, N)
     centres = cell_to_input(np.stack([cols + values[0], rows + values[1]], axis=1))
     sizes = np.exp(np.clip(values[2:4].T, -3.0, 6.0)) * STRIDE
+    # the anchor is the middle of what shows, so it sits at the centre of a card in full view
+    off_centre = np.hypot(values[0], values[1]) * STRIDE / sizes[:, 1]
     return Boxes(centres, sizes, decode_angle(values[4:6].T), heat[rows, cols].astype(
-        np.float64), values[6])
+        np.float64), values[6], off_centre)
 
 
 def orientations(quads: np.ndarray, table_from_image: np.ndarray | None = None) -> list[str]:
@@ -256,24 +259,26 @@ class CardDetector:
                timestamp: float = 0.0, zooms: tuple[float, ...] = (1.0,)) -> Observation:
         """The cards in a BGR frame: quads in the frame's px (clockwise, first edge short),
         orientation to the image or, given the image -> table mm homography, to the table;
-        extra columns `score` (detector) and `face_up` (probability). Cards are UNKNOWN
+        extra columns `score` (detector), `face_up` (probability) and `off_centre` (see
+        `Boxes`). Cards are UNKNOWN
         until classified. Several `zooms` (see `prepare`) suit photos whose card size is not
         known: their detections are pooled, and a card found at two zooms kept once."""
-        quads, scores, face_up = [], [], []
+        columns = {"score": [], "face_up": [], "off_centre": []}
+        quads = []
         for zoom in zooms:
             found, box = self.boxes(frame, zoom)
             quads.append(box.to_frame(found.quads()).reshape(-1, 4, 2))
-            scores.append(found.scores)
-            face_up.append(found.face_up)
-        quads, scores, face_up = (np.concatenate(a) for a in (quads, scores, face_up))
+            for name, values in columns.items():
+                values.append(getattr(found, "scores" if name == "score" else name))
+        quads = np.concatenate(quads)
+        extra = {name: np.concatenate(values) for name, values in columns.items()}
         if len(zooms) > 1:
-            keep = rotated_nms(quads, scores, ZOOM_MERGE_IOU)
-            quads, scores, face_up = quads[keep], scores[keep], face_up[keep]
+            keep = rotated_nms(quads, extra["score"], ZOOM_MERGE_IOU)
+            quads, extra = quads[keep], {name: v[keep] for name, v in extra.items()}
         quads = quads.astype(np.float32)
         obs = Observation.build(quads, orientation=orientations(quads, table_from_image),
                                 timestamp=timestamp)
-        obs.extra["score"] = scores.astype(np.float32)
-        obs.extra["face_up"] = face_up.astype(np.float32)
+        obs.extra.update({name: v.astype(np.float32) for name, v in extra.items()})
         return obs
 
 

@@ -1,10 +1,10 @@
-"""From a frame to an `Observation`: detect every card, then name each one.
+"""From a frame to an `Observation`: detect every card, outline it exactly, then name it.
 
-The two models load once; `observe` runs both on a frame. Calibration and zones are not
+The three models load once; `observe` runs them on a frame. Calibration and zones are not
 vision's business: a caller that has a table homography passes it for orientation, and fills
 `zones` from its layout. For live video, a card that has neither moved nor changed since an
-earlier frame keeps the name it was given then (`vision.memory`), so a frame costs the
-detector and the cards that changed.
+earlier frame keeps the outline and name it was given then (`vision.memory`), so a frame
+costs the detector and the cards that changed.
 """
 
 from __future__ import annotations
@@ -14,19 +14,22 @@ from pathlib import Path
 import numpy as np
 
 from .classify import MODEL as CLASSIFIER
-from .classify import CardClassifier, Prediction
+from .classify import CardClassifier
 from .detect import MODEL as DETECTOR
-from .detect import CardDetector
+from .detect import CardDetector, orientations
 from .memory import CardMemory, thumbnails
 from .observation import Observation
+from .refine import MODEL as REFINER
+from .refine import CardRefiner
 
 
 class Recognizer:
-    def __init__(self, detector: Path = DETECTOR, classifier: Path = CLASSIFIER, *,
-                 threads: int = 1, video: bool = False) -> None:
+    def __init__(self, detector: Path = DETECTOR, classifier: Path = CLASSIFIER,
+                 refiner: Path = REFINER, *, threads: int = 1, video: bool = False) -> None:
         """`video`: frames come from one camera in order, and still cards keep their names;
         otherwise every frame stands alone (photos)."""
         self.detector = CardDetector(detector, threads=threads)
+        self.refiner = CardRefiner(refiner, threads=threads)
         self.classifier = CardClassifier(classifier, threads=threads)
         self.memory = CardMemory() if video else None
 
@@ -36,23 +39,29 @@ class Recognizer:
         extra column `best` holds the likeliest class even where the name is UNKNOWN.
         `zooms`: see `CardDetector.detect` (`PHOTO_ZOOMS` for photos of any framing)."""
         obs = self.detector.detect(frame, table_from_image, timestamp, zooms)
-        cards = self.classifier.rectify_quads(frame, obs.quads)
-        predictions = self._name(cards, obs.quads, obs.extra["face_up"])
+        recalled, thumbs = self._recall(frame, obs.quads)
+        fresh = [i for i, j in enumerate(recalled) if j < 0]
+        outlines = self.refiner.refine(frame, obs.quads[fresh])
+        cards = self.classifier.rectify_quads(frame, outlines)
+        named = iter(zip(outlines, self.classifier.predict(cards, obs.extra["face_up"][fresh]),
+                         strict=True))
+        found = [self.memory.names[j] if j >= 0 else next(named) for j in recalled]
+        if self.memory is not None:
+            self.memory.remember(obs.quads, thumbs, found, recalled)
+        if found:
+            obs.quads = np.float32([outline for outline, _ in found])
+        obs.orientation[:] = orientations(obs.quads, table_from_image)
         obs.extra["best"] = np.empty(len(obs), dtype=object)
-        for i, prediction in enumerate(predictions):
+        for i, (_, prediction) in enumerate(found):
             obs.cards[i] = prediction.card
             obs.confidence[i] = prediction.confidence
             obs.extra["best"][i] = prediction.best
         return obs
 
-    def _name(self, cards: np.ndarray, quads: np.ndarray,
-              face_up: np.ndarray) -> list[Prediction]:
+    def _recall(self, frame: np.ndarray, quads: np.ndarray) -> tuple[list[int], np.ndarray]:
+        """For each detected card, the remembered card it still is or -1 (photos: all -1),
+        and the miniatures of the cards as detected (the memory compares detector quads)."""
         if self.memory is None:
-            return self.classifier.predict(cards, face_up)
-        thumbs = thumbnails(cards)
-        recalled = self.memory.recall(quads, thumbs)
-        fresh = [i for i, j in enumerate(recalled) if j < 0]
-        named = iter(self.classifier.predict(cards[fresh], face_up[fresh]))
-        predictions = [self.memory.names[j] if j >= 0 else next(named) for j in recalled]
-        self.memory.remember(quads, thumbs, predictions, recalled)
-        return predictions
+            return [-1] * len(quads), np.zeros(0)
+        thumbs = thumbnails(self.classifier.rectify_quads(frame, quads))
+        return self.memory.recall(quads, thumbs), thumbs

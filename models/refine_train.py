@@ -1,0 +1,265 @@
+"""Train the card refiner (`vision.refine`) on the shipped detector's cuts and export it.
+
+    pip install -e '.[train]'                                  # PyTorch, CPU build
+    python -m models.refine_train --scenes 2400 --epochs 10 --seed 0
+                                  # writes models/card_refiner.onnx and its .json report
+
+Samples are the cards the shipped detector finds in rendered table scenes of the training
+designs, cut out around its quads, so the errors it learns to undo are the detector's own;
+as many again are cut out around the true outline moved at random, for the smaller errors
+of a second pass. The figures are on scenes of the held-out designs: how far the corners
+are from the true ones before and after, the overlap with the true outline, and how often
+the classifier names a face-up card in full view right from each outline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from vision.classify import CardClassifier
+from vision.detect import CardDetector, iou_matrix, polygon_iou
+from vision.layout import random_scene
+from vision.rectify import portrait_orders
+from vision.refine import CROP_PX, MARGIN, crop_warps, cut_out, offsets_of
+from vision.render import render
+
+from .common import (
+    in_chunks,
+    load_weights,
+    progress_bar,
+    run_arguments,
+    save_weights,
+    start_training,
+)
+from .detect_data import MIN_VISIBLE
+from .detect_train import match
+
+MODELS = Path(__file__).parent
+SIZES = ((1280, 720), (1920, 1080))  # alternating, scene by scene
+CHUNK = 25  # scenes a parallel job
+MAX_SHIFT = 0.5  # card widths: a detection further off than this is a wrong match
+JITTER = (0.01, 0.08)  # card widths: the spread of the random moves of true corners
+BATCH = 128
+
+
+def scene_cards(seed: int, k: int, designs: list[str], detector: CardDetector) -> tuple:
+    """One rendered scene, the shipped detector's quads and the true cards they matched."""
+    rng = np.random.default_rng(seed * 1000 + k)
+    result = render(random_scene(rng, designs=designs, image_size=SIZES[k % 2]))
+    obs = detector.detect(result.image)
+    cards = [c for c in result.cards if c.visible > 0]
+    truth = np.float32([c.quad for c in cards]).reshape(-1, 4, 2)
+    visible = np.float32([c.visible for c in cards])
+    took, _ = match(np.argsort(-obs.extra["score"], kind="stable"),
+                    iou_matrix(obs.quads, truth), visible >= MIN_VISIBLE)
+    found = np.nonzero(took >= 0)[0]
+    return result, obs.quads[found], [cards[i] for i in took[found]], rng
+
+
+def make_refiner_data(seed: int, count: int, designs: list[str]) -> tuple:
+    """Cut-outs (n, H, W, 3) uint8 and their corner offsets (n, 8) from `count` scenes."""
+    detector = CardDetector()
+    cuts, offsets = [], []
+    for k in range(count):
+        result, quads, cards, rng = scene_cards(seed, k, designs, detector)
+        if not cards:
+            continue
+        truth = np.float32([c.quad for c in cards])
+        width = np.linalg.norm(portrait_orders(truth)[:, 1] - portrait_orders(truth)[:, 0],
+                               axis=1)[:, None, None]
+        spread = rng.uniform(*JITTER, (len(cards), 1, 1)) * width
+        moved = (truth + rng.normal(0, 1, truth.shape) * spread
+                 + rng.normal(0, 0.5, (len(cards), 1, 2)) * spread)
+        for start in (quads, moved.astype(np.float32)):
+            warps = crop_warps(portrait_orders(start))
+            target = offsets_of(truth, warps)
+            keep = np.abs(target).max(axis=1) <= MAX_SHIFT
+            cuts.append(cut_out(result.image, warps[keep]))
+            offsets.append(target[keep])
+    return (np.concatenate(cuts) if cuts else np.zeros((0, CROP_PX[1], CROP_PX[0], 3), np.uint8),
+            np.concatenate(offsets) if offsets else np.zeros((0, 8), np.float32))
+
+
+def make_data(seed: int, designs: list[str], scenes: int, workers: int) -> tuple:
+    parts = in_chunks(make_refiner_data, seed, scenes, CHUNK, {"designs": designs}, workers,
+                      "scenes")
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def build_model():  # -> torch.nn.Module (torch is imported lazily: the train extra)
+    """Convolutions down to 1/16 of the cut-out, then the 8 offsets from the whole map (a
+    corner's place is in where the features are, so no global pooling)."""
+    from torch import nn
+
+    def conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
+        return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False),
+                             nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+    rows, cols = -(-CROP_PX[1] // 16), -(-CROP_PX[0] // 16)
+    return nn.Sequential(conv(3, 24, 2), conv(24, 32, 2), conv(32, 48), conv(48, 64, 2),
+                         conv(64, 64), conv(64, 96, 2), nn.Flatten(),
+                         nn.Linear(96 * rows * cols, 128), nn.ReLU(inplace=True),
+                         nn.Linear(128, 8))
+
+
+def _tensor(cuts: np.ndarray):
+    import torch
+
+    return torch.from_numpy(cuts).permute(0, 3, 1, 2).float().div_(255.0)
+
+
+def half_turn(offsets):
+    """Offsets of a cut-out turned half round: corner i becomes i + 2, directions flip."""
+    import torch
+
+    return -torch.roll(offsets.reshape(-1, 4, 2), 2, dims=1).reshape(-1, 8)
+
+
+def train(model, cuts: np.ndarray, offsets: np.ndarray, epochs: int, seed: int) -> None:
+    import torch
+
+    torch.manual_seed(seed)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    steps = epochs * (len(cuts) // BATCH)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, 2e-3, total_steps=steps)
+    order_rng = np.random.default_rng(seed)
+    for epoch in range(epochs):
+        model.train()
+        order = order_rng.permutation(len(cuts))
+        total, seen, started = 0.0, 0, time.perf_counter()
+        for start in range(0, len(order) - BATCH + 1, BATCH):
+            index = np.sort(order[start:start + BATCH])
+            x, y = _tensor(cuts[index]), torch.from_numpy(offsets[index])
+            if order_rng.random() < 0.5:  # a card has no up
+                x, y = torch.rot90(x, 2, (2, 3)), half_turn(y)
+            loss = torch.nn.functional.l1_loss(model(x), y)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total, seen = total + loss.item() * len(index), seen + len(index)
+            if (start // BATCH) % 20 == 0:
+                rate = seen / (time.perf_counter() - started)
+                progress_bar(f"ep {epoch + 1}", start + BATCH, len(order),
+                             f"L1 {total / seen:.4f} {rate:.0f}/s")
+        progress_bar(f"ep {epoch + 1}", len(order), len(order), f"L1 {total / max(seen, 1):.4f}")
+
+
+def export(model, path: Path) -> None:
+    """ONNX as the run time takes it: uint8-range floats NCHW in (1/255 inside), offsets out."""
+    import torch
+
+    class Scaled(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.net = model
+
+        def forward(self, cuts: torch.Tensor) -> torch.Tensor:
+            return self.net(cuts / 255.0)
+
+    model.eval()
+    warnings.filterwarnings("ignore", message=".*legacy TorchScript-based ONNX",
+                            category=DeprecationWarning)
+    dummy = torch.zeros(1, 3, CROP_PX[1], CROP_PX[0])
+    torch.onnx.export(Scaled(), dummy, str(path), input_names=["cuts"],
+                      output_names=["offsets"], opset_version=17, dynamo=False,
+                      dynamic_axes={"cuts": {0: "n"}, "offsets": {0: "n"}})
+
+
+def corner_error(quads: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """Each card's mean corner distance to the true outline, in card widths."""
+    offsets = offsets_of(truth, crop_warps(portrait_orders(quads)))
+    return np.linalg.norm(offsets.reshape(-1, 4, 2), axis=2).mean(axis=1)
+
+
+def evaluate(seed: int, count: int, designs: list[str], refiner_path: str) -> list[dict]:
+    """For every card found in `count` held-out scenes: the corner error and overlap of the
+    detector's outline, of the refined one after each pass, and the classifier's best class
+    from each (face-up cards in full view)."""
+    from vision.refine import CardRefiner
+
+    detector, classifier = CardDetector(), CardClassifier()
+    refiner = CardRefiner(Path(refiner_path))
+    passes, refiner.passes = refiner.passes, 1
+    rows = []
+    for k in range(count):
+        result, quads, cards, _ = scene_cards(seed, k, designs, detector)
+        if not cards:
+            continue
+        truth = np.float32([c.quad for c in cards])
+        outlines = {"detector": portrait_orders(quads)}
+        for p in range(1, max(passes, 2) + 1):
+            outlines[f"pass {p}"] = refiner.refine(result.image, outlines[list(outlines)[-1]])
+        outlines["truth"] = truth
+        read = {name: classifier.classify_quads(result.image, list(q))
+                for name, q in outlines.items()}
+        for i, card in enumerate(cards):
+            row = {"full_face": bool(card.face_up and card.visible >= 0.95)}
+            for name, q in outlines.items():
+                row[name] = {"error": float(corner_error(q[i:i + 1], truth[i:i + 1])[0]),
+                             "iou": polygon_iou(q[i], truth[i]),
+                             "right": read[name][i].best == card.card}
+            rows.append(row)
+    return rows
+
+
+def summarise(rows: list[dict]) -> dict:
+    out = {"cards": len(rows), "full_view_faces": sum(r["full_face"] for r in rows)}
+    for name in rows[0]:
+        if name == "full_face":
+            continue
+        error = np.array([r[name]["error"] for r in rows])
+        iou = np.array([r[name]["iou"] for r in rows])
+        right = np.array([r[name]["right"] for r in rows if r["full_face"]])
+        out[name] = {"corner_error_median": round(float(np.median(error)), 4),
+                     "corner_error_p90": round(float(np.percentile(error, 90)), 4),
+                     "iou_median": round(float(np.median(iou)), 4),
+                     "iou_p10": round(float(np.percentile(iou, 10)), 4),
+                     "full_view_faces_top1": round(float(right.mean()), 4)}
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenes", type=int, default=2400, help="training scenes")
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--eval", type=int, default=150, help="held-out scenes")
+    parser.add_argument("--passes", type=int, default=2, help="refinements at run time")
+    run_arguments(parser, MODELS / "card_refiner.onnx")
+    args = parser.parse_args()
+    train_designs, _, held_designs = start_training(args.workers)
+    cuts, offsets = make_data(args.seed, train_designs, args.scenes, args.workers)
+    print(f"{len(cuts)} samples", flush=True)
+    model = build_model()
+    load_weights(model, args.init)
+    started = time.perf_counter()
+    train(model, cuts, offsets, args.epochs, args.seed)
+    train_seconds = time.perf_counter() - started
+    export(model, args.out)
+    save_weights(model, args.out)
+    report: dict = {
+        "seed": args.seed, "scenes": args.scenes, "samples": len(cuts), "epochs": args.epochs,
+        "train_seconds": round(train_seconds), "crop_px": list(CROP_PX), "margin": MARGIN,
+        "passes": args.passes, "max_shift": MAX_SHIFT, "jitter": list(JITTER),
+        "train_designs": train_designs, "held_out_designs": held_designs,
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "onnx_bytes": args.out.stat().st_size}
+    report_path = args.out.with_suffix(".json")
+    report_path.write_text(json.dumps(report, indent=2) + "\n")
+    parts = in_chunks(evaluate, args.seed + 2, args.eval, 10,
+                      {"designs": held_designs, "refiner_path": str(args.out)},
+                      args.workers, "held out")
+    rows = [row for part in parts for row in part]
+    report["held_out"] = summarise(rows)
+    report_path.write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps(report["held_out"], indent=2))
+
+
+if __name__ == "__main__":
+    main()
