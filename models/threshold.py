@@ -5,8 +5,10 @@ well as a good detector would. At run time the classifier sees the shipped detec
 looser, sometimes a few degrees off, some on partly covered cards, so the same confidence is
 worth less. This renders table scenes of the calibration designs (never the held-out ones),
 runs the whole recognizer on them, and sets the threshold to the lowest one under which
-fewer than 1 in 1000 confident answers on the cards it found are wrong, one threshold for
-faces and one for backs. Neither is set lower than training's, so they only get safer.
+fewer than 1 in 1000 confident answers on the cards it found are wrong: one for backs, one
+for faces in clear view (`vision.detect.in_clear_view`) and one for the other faces (the card
+on top can pass for a covered one). None is set lower than training's, so they only get
+safer.
 
     python -m models.threshold [--scenes 400] [--seed 11]
 """
@@ -37,8 +39,8 @@ CHUNK = 10  # scenes a parallel job
 
 
 def detector_cuts(seed: int, count: int, designs: list[str], classifier: str) -> np.ndarray:
-    """(confidence, best class right, best class is BACK) of every target card the
-    recognizer found in `count` rendered scenes: an (n, 3) array."""
+    """(confidence, best class right, best class is BACK, in clear view) of every target
+    card the recognizer found in `count` rendered scenes: an (n, 4) array."""
     recognizer = Recognizer(classifier=Path(classifier))
     rows = []
     for k in range(count):
@@ -52,8 +54,9 @@ def detector_cuts(seed: int, count: int, designs: list[str], classifier: str) ->
                         iou_matrix(obs.quads, quads), visible >= MIN_VISIBLE)
         for d in np.nonzero(took >= 0)[0]:
             best = obs.extra["best"][d]
-            rows.append((obs.confidence[d], best == cards[took[d]].card, best == BACK))
-    return np.array(rows, np.float64).reshape(-1, 3)
+            rows.append((obs.confidence[d], best == cards[took[d]].card, best == BACK,
+                         obs.extra["clear"][d]))
+    return np.array(rows, np.float64).reshape(-1, 4)
 
 
 def main() -> None:
@@ -73,22 +76,28 @@ def main() -> None:
     rows = np.concatenate(parts)
     if not len(rows):
         sys.exit("no cards found in the scenes: is the detector shipped?")
-    confidence, right, back = rows[:, 0], rows[:, 1].astype(bool), rows[:, 2].astype(bool)
+    confidence = rows[:, 0]
+    right, back, clear = (rows[:, k].astype(bool) for k in (1, 2, 3))
     trained = float(report.get("threshold_trained", report["threshold"]))
-    # faces and backs fail differently (a covered face is read as the card on top; a back is
-    # a back): each side gets its own threshold, fewer than 1 in 1000 of its answers wrong
-    thresholds = {side: max(trained, pick_threshold(confidence[m], right[m]))
-                  for side, m in (("face", ~back), ("back", back))}
-    answered = confidence >= np.where(back, thresholds["back"], thresholds["face"])
+    # they fail differently (a covered face is read as the card on top; a back is a back):
+    # each kind gets its own threshold, fewer than 1 in 1000 of its answers wrong
+    kinds = {"face": ~back & clear, "covered_face": ~back & ~clear, "back": back}
+    thresholds = {kind: max(trained, pick_threshold(confidence[m], right[m]))
+                  for kind, m in kinds.items()}
+    answered = np.zeros(len(rows), bool)
+    for kind, m in kinds.items():
+        answered |= m & (confidence >= thresholds[kind])
     summary = {
         "scenes": args.scenes, "seed": args.seed, "cards": len(rows),
         "top1": round(float(right.mean()), 4), "thresholds": thresholds,
         "answered": round(float(answered.mean()), 4),
-        "answered_face": round(float(answered[~back].mean()), 4),
-        "answered_back": round(float(answered[back].mean()), 4),
+        **{f"answered_{kind}": round(float(answered[m].mean()), 4) if m.any() else None
+           for kind, m in kinds.items()},
+        "faces_in_clear_view": int(kinds["face"].sum()),
         "wrong_among_answered": int((answered & ~right).sum()),
         "max_confident_errors": MAX_CONFIDENT_ERRORS}
     report.update(threshold_trained=trained, threshold=thresholds["face"],
+                  covered_threshold=thresholds["covered_face"],
                   back_threshold=thresholds["back"], detector_cuts=summary)
     report_path.write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps(summary, indent=2))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from vision.detect import (
+    in_clear_view,
     orientations,
     peaks,
     quads_of_boxes,
@@ -33,3 +34,12 @@ def test_orientation_follows_the_image_or_the_table():
     assert orientations(quads) == [UPRIGHT, SIDEWAYS]
     turn = np.array([[0, 1, 0], [-1, 0, 0], [0, 0, 1]], float)  # the table is a quarter turn
     assert orientations(quads, turn) == [SIDEWAYS, UPRIGHT]
+
+
+def test_a_card_is_in_clear_view_only_when_centred_and_not_half_covered():
+    card = np.float32([[0, 0], [63, 0], [63, 88], [0, 88]])
+    quads = card + np.float32([[0, 0], [3, 2], [200, 0], [400, 0]])[:, None]
+    # a stacked pair (both crowded), a card alone, a card alone whose anchor is off centre
+    off_centre = np.float32([0.02, 0.03, 0.05, 0.4])
+    assert list(in_clear_view(quads, off_centre)) == [False, False, True, False]
+    assert in_clear_view(np.zeros((0, 4, 2), np.float32), np.zeros(0)).shape == (0,)

@@ -63,8 +63,8 @@ def test_video_recognizer_names_only_what_changed(frame):
     recognizer = Recognizer(video=True)
     named: list[int] = []
     predict = recognizer.classifier.predict
-    recognizer.classifier.predict = lambda cards, face_up=None: (named.append(len(cards)),
-                                                                 predict(cards, face_up))[1]
+    recognizer.classifier.predict = lambda cards, *args: (named.append(len(cards)),
+                                                          predict(cards, *args))[1]
     first = recognizer.observe(frame)
     noise = np.random.default_rng(0).normal(0, 2.0, frame.shape)
     second = recognizer.observe(np.clip(frame + noise, 0, 255).astype(np.uint8))

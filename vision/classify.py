@@ -3,9 +3,10 @@
 The model names a rectified card as one of the 52 cards, the joker or a card back, with a
 calibrated probability (temperature scaling, fitted in training). In the recognizer the
 detector's face-up probability is a second opinion on the side (see `predict`). Below the
-threshold the answer is UNKNOWN, never a guess: `python -m models.threshold` fits it on the
-shipped detector's cuts of calibration-design scenes so that fewer than 1 in 1000 confident
-answers are wrong, and never lower than training's threshold on clean samples.
+threshold the answer is UNKNOWN, never a guess: `python -m models.threshold` fits one for
+backs, one for faces in clear view and one for faces partly covered, on the shipped
+detector's cuts of calibration-design scenes, so that fewer than 1 in 1000 confident answers
+are wrong; none lower than training's threshold on clean samples.
 """
 
 from __future__ import annotations
@@ -34,13 +35,16 @@ class Prediction:
 
 class CardClassifier:
     def __init__(self, model: Path = MODEL, *, threads: int = 1) -> None:
-        def read(report: dict) -> tuple[list[str], float, float, tuple[int, int]]:
-            threshold = float(report["threshold"])
-            return (report["classes"], threshold,
-                    float(report.get("back_threshold", threshold)), tuple(report["input_px"]))
+        def read(report: dict) -> tuple[list[str], tuple[float, float, float], tuple[int, int]]:
+            face = float(report["threshold"])
+            thresholds = (face, float(report.get("covered_threshold", face)),
+                          float(report.get("back_threshold", face)))
+            return report["classes"], thresholds, tuple(report["input_px"])
 
-        self.session, (self.classes, self.threshold, self.back_threshold, self.input_px) = (
-            load_model(model, "card classifier", read, threads=threads))
+        self.session, (self.classes, thresholds, self.input_px) = load_model(
+            model, "card classifier", read, threads=threads)
+        # faces in clear view (or outlined by the caller), faces partly covered, backs
+        self.threshold, self.covered_threshold, self.back_threshold = thresholds
 
     def probabilities(self, cards: np.ndarray) -> np.ndarray:
         """Class probabilities for rectified cards (N, H, W, 3 BGR uint8 at input_px)."""
@@ -49,11 +53,14 @@ class CardClassifier:
         x = np.ascontiguousarray(cards.transpose(0, 3, 1, 2), dtype=np.float32)
         return self.session.run(None, {"cards": x})[0]
 
-    def predict(self, cards: np.ndarray, face_up: np.ndarray | None = None) -> list[Prediction]:
+    def predict(self, cards: np.ndarray, face_up: np.ndarray | None = None,
+                clear: np.ndarray | None = None) -> list[Prediction]:
         """Name rectified cards. `face_up`, the detector's probability that each card shows
         its face, if given, is a second opinion on face up or down, combined with the
         classifier's as a product of experts: the detector sees what shows of a card, the
-        classifier the whole quad (and on a card mostly covered reads the card on top)."""
+        classifier the whole quad (and on a card mostly covered reads the card on top).
+        `clear`, if given, says which cards are in clear view (`vision.detect.in_clear_view`):
+        a face elsewhere needs `covered_threshold`, as the card on top may pass for it."""
         probabilities = self.probabilities(cards).astype(np.float64)
         if face_up is not None and len(probabilities):
             up = np.clip(np.asarray(face_up, np.float64), 1e-4, 1 - 1e-4)[:, None]
@@ -61,10 +68,12 @@ class CardClassifier:
             probabilities *= side
             probabilities /= probabilities.sum(axis=1, keepdims=True)
         found = []
-        for row in probabilities:
+        clear = np.ones(len(probabilities), bool) if clear is None else np.asarray(clear, bool)
+        for row, in_view in zip(probabilities, clear, strict=True):
             best = int(row.argmax())
             confidence = float(row[best])
-            sure = self.back_threshold if self.classes[best] == BACK else self.threshold
+            sure = (self.back_threshold if self.classes[best] == BACK
+                    else self.threshold if in_view else self.covered_threshold)
             card = self.classes[best] if confidence >= sure else UNKNOWN
             found.append(Prediction(card, confidence, self.classes[best]))
         return found

@@ -40,6 +40,11 @@ CHANNELS = ("dx", "dy", "log_long", "log_short", "cos2", "sin2", "face_up")
 # few cards, each a third of the frame, then shows them at a table view's size).
 PHOTO_ZOOMS = (1.0, 0.5)
 ZOOM_MERGE_IOU = 0.6  # one card found at two zooms: its boxes overlap at least this much
+# A card in clear view: its anchor (the middle of what shows) lies at its centre, and no other
+# card's box covers half of it. Only there can a face be read without the card on top
+# passing for it (see `vision.classify`).
+CLEAR_OFF_CENTRE = 0.1  # of the short side
+CLEAR_OVERLAP = 0.5  # IoU with any other detection
 
 
 @dataclass(frozen=True)
@@ -215,6 +220,14 @@ def decode(heat: np.ndarray, boxes: np.ndarray, threshold: float,
         np.float64), values[6], off_centre)
 
 
+def in_clear_view(quads: np.ndarray, off_centre: np.ndarray) -> np.ndarray:
+    """Which detections are cards in clear view (`CLEAR_OFF_CENTRE`, `CLEAR_OVERLAP`)."""
+    overlaps = iou_matrix(quads, quads)
+    np.fill_diagonal(overlaps, 0.0)
+    crowded = overlaps.max(axis=1, initial=0.0) >= CLEAR_OVERLAP
+    return (np.asarray(off_centre) < CLEAR_OFF_CENTRE) & ~crowded
+
+
 def orientations(quads: np.ndarray, table_from_image: np.ndarray | None = None) -> list[str]:
     """UPRIGHT where the long side runs along the image's vertical (or, given the table
     homography, along the table's y axis), SIDEWAYS otherwise."""
@@ -259,10 +272,10 @@ class CardDetector:
                timestamp: float = 0.0, zooms: tuple[float, ...] = (1.0,)) -> Observation:
         """The cards in a BGR frame: quads in the frame's px (clockwise, first edge short),
         orientation to the image or, given the image -> table mm homography, to the table;
-        extra columns `score` (detector), `face_up` (probability) and `off_centre` (see
-        `Boxes`). Cards are UNKNOWN
-        until classified. Several `zooms` (see `prepare`) suit photos whose card size is not
-        known: their detections are pooled, and a card found at two zooms kept once."""
+        extra columns `score` (detector), `face_up` (probability), `off_centre` (see `Boxes`)
+        and `clear` (`in_clear_view`). Cards are UNKNOWN until classified. Several `zooms`
+        (see `prepare`) suit photos whose card size is not known: their detections are
+        pooled, and a card found at two zooms kept once."""
         columns = {"score": [], "face_up": [], "off_centre": []}
         quads = []
         for zoom in zooms:
@@ -279,6 +292,7 @@ class CardDetector:
         obs = Observation.build(quads, orientation=orientations(quads, table_from_image),
                                 timestamp=timestamp)
         obs.extra.update({name: v.astype(np.float32) for name, v in extra.items()})
+        obs.extra["clear"] = in_clear_view(quads, extra["off_centre"])
         return obs
 
 

@@ -43,8 +43,9 @@ class Recognizer:
         fresh = [i for i, j in enumerate(recalled) if j < 0]
         outlines = self.refiner.refine(frame, obs.quads[fresh])
         cards = self.classifier.rectify_quads(frame, outlines)
-        named = iter(zip(outlines, self.classifier.predict(cards, obs.extra["face_up"][fresh]),
-                         strict=True))
+        predictions = self.classifier.predict(cards, obs.extra["face_up"][fresh],
+                                              obs.extra["clear"][fresh])
+        named = iter(zip(outlines, predictions, strict=True))
         found = [self.memory.names[j] if j >= 0 else next(named) for j in recalled]
         if self.memory is not None:
             self.memory.remember(obs.quads, thumbs, found, recalled)
