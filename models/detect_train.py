@@ -3,6 +3,8 @@
     pip install -e '.[train]'                                  # PyTorch, CPU build
     python -m models.detect_train --scenes 8000 --epochs 25 --seed 0
                                   # writes models/card_detector.onnx and its .json report
+    python -m models.detect_train --init models/card_detector.onnx --lr 6e-4 --seed 1
+                                  # continues from the shipped model, on new scenes
 
 A CenterNet-style network (targets: `models.detect_data`). Whole design families are held
 out as for the classifier (`models.train`): the score threshold and the NMS overlap are
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 import warnings
 from collections import Counter
@@ -137,18 +140,56 @@ def losses(heat_logit, box_out, heat, boxes, mask) -> tuple:
     return focal, l1, face
 
 
-def train(model, images: np.ndarray, targets: dict, epochs: int, seed: int) -> None:
+def from_onnx(model, path: Path) -> None:
+    """Start `model` from an exported detector (`--init card_detector.onnx`), for the models
+    shipped before trainings saved their weights. The export folded each batch norm into its
+    convolution, so the convolutions take the folded weights and bias in graph order and the
+    batch norms become identities, to stay frozen (`train(..., frozen_norms=True)`)."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    folded = [[weights[name] for name in node.input[1:]] for node in graph.node
+              if node.op_type == "Conv" and node.input[1].startswith("onnx::")]
+    pairs = [(m[0], m[1]) for m in model.modules()
+             if isinstance(m, torch.nn.Sequential) and len(m) == 3
+             and isinstance(m[1], torch.nn.BatchNorm2d)]
+    if len(pairs) != len(folded):
+        raise SystemExit(f"{path}: {len(folded)} folded convolutions, the model has "
+                         f"{len(pairs)}")
+    params = dict(model.named_parameters())
+    with torch.no_grad():
+        for (conv, norm), (weight, bias) in zip(pairs, folded, strict=True):
+            conv.weight.copy_(torch.tensor(weight))
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(torch.tensor(bias))
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+        for name, value in weights.items():
+            if name.startswith("net."):
+                params[name.removeprefix("net.")].copy_(torch.tensor(value))
+    print(f"weights from {path} (batch norms frozen)", file=sys.stderr)
+
+
+def train(model, images: np.ndarray, targets: dict, epochs: int, seed: int,
+          lr: float = 2e-3, frozen_norms: bool = False) -> None:
     import torch
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     steps = max(1, epochs * (len(images) // BATCH))
-    optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, 2e-3, total_steps=steps,
+    optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, lr, total_steps=steps,
                                                    pct_start=0.15)
     step = 0
     for epoch in range(epochs):
         model.train()
+        if frozen_norms:  # statistics as started from (see from_onnx)
+            for module in model.modules():
+                if isinstance(module, torch.nn.BatchNorm2d):
+                    module.eval()
         order = rng.permutation(len(images))
         started, running = time.perf_counter(), None
         batches = max(1, len(order) // BATCH)
@@ -350,6 +391,8 @@ def main() -> None:
     parser.add_argument("--share-1080", type=float, default=0.25,
                         help="share of the training scenes rendered at 1080p (rest 720p)")
     parser.add_argument("--eval", type=int, default=200, help="scenes a test set")
+    parser.add_argument("--lr", type=float, default=2e-3, help="peak learning rate (lower "
+                        "to continue a run)")
     run_arguments(parser, MODELS / "card_detector.onnx")
     args = parser.parse_args()
     train_designs, calibration_designs, held_designs = start_training(args.workers)
@@ -363,9 +406,13 @@ def main() -> None:
     targets = {k: np.concatenate([p[1][k] for p in parts]) for k in parts[0][1]}
     del parts
     model = build_model()
-    load_weights(model, args.init)
+    frozen = args.init is not None and args.init.suffix == ".onnx"
+    if frozen:
+        from_onnx(model, args.init)
+    else:
+        load_weights(model, args.init)
     started = time.perf_counter()
-    train(model, images, targets, args.epochs, args.seed)
+    train(model, images, targets, args.epochs, args.seed, args.lr, frozen)
     train_seconds = time.perf_counter() - started
 
     cal_images, cal_targets = make_detector_data(args.seed + 1, calibration_designs, args.eval,
