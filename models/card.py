@@ -47,14 +47,21 @@ def _cuts(report: dict) -> str:
     t = cuts["thresholds"]
     return f"""
 **In the recognizer** the detector's face-up probability is a second expert on the side
-(`CardClassifier.predict`), and the thresholds are fitted on what the shipped detector cuts out
-of {cuts['scenes']} table scenes of the calibration designs (`python -m models.threshold`):
-{t['face']:.4f} for a face, {t['back']:.4f} for a back. On those {cuts['cards']} cards found,
-the best class is right for {cuts['top1']:.1%}; {cuts['answered_face']:.1%} of faces and
-{cuts['answered_back']:.1%} of backs are answered, {cuts['wrong_among_answered']} answer(s)
-wrong. Faces are seldom answered because a card mostly covered by another is read as the card
-on top, with confidence, so a face needs a very sure reading.
+(`CardClassifier.predict`), and the thresholds are fitted on what the shipped detector and
+refiner cut out of {cuts['scenes']} table scenes of the calibration designs (`python -m
+models.threshold`): {t['face']:.4f} for a face in clear view (`vision.detect.in_clear_view`),
+{_threshold(t['covered_face'])} for a face partly covered, {t['back']:.4f} for a back. On
+those {cuts['cards']} cards found, the best class is right for {cuts['top1']:.1%};
+{cuts['answered_face']:.1%} of the {cuts['faces_in_clear_view']} faces in clear view,
+{cuts['answered_covered_face']:.1%} of the other faces and {cuts['answered_back']:.1%} of
+backs are answered, {cuts['wrong_among_answered']} answer(s) wrong. A card mostly covered
+by another is read as the card on top, with confidence (the cards of a pile share an
+outline), so a covered face needs a surer reading than any the model gives.
 """
+
+
+def _threshold(value: float) -> str:
+    return "never (none keeps 1 in 1000)" if value > 1 else f"{value:.4f}"
 
 
 def render_card(report: dict, speed: tuple[float, float], size_bytes: int) -> str:
@@ -128,6 +135,20 @@ def _detector_row(name: str, m: dict) -> str:
             f"| {m['recall_by_role'].get('minion', 0):.1%} | {m['marker_fans_exact']:.1%} |")
 
 
+def _init(report: dict) -> str:
+    return f"--init {report['init']} --lr {report['lr']}" if report.get("init") else ""
+
+
+def _earlier(run: dict | None) -> str:
+    """The runs a warm-started model continues, oldest last."""
+    text = ""
+    while run:
+        text += (f"It continues a run of {run['epochs']} epochs on {run['scenes']} scenes "
+                 f"(seed {run['seed']}, {run['train_seconds']} s). ")
+        run = run.get("continued_from")
+    return text
+
+
 def render_detector(report: dict) -> str:
     rows = "\n".join([_detector_row("calibration designs, 720p", report["calibration"])]
                      + [_detector_row(f"held out, {name}", m)
@@ -148,8 +169,9 @@ thread. Score threshold {report['score_threshold']}, rotated-box NMS at IoU
 {report['share_1080']:.0%} at 1080p, the rest 720p; a third of them close-ups that fill the
 frame with a few cards), {report['epochs']} epochs on the CPU ({report['train_seconds']} s),
 seed {report['seed']} (`python -m models.detect_train --scenes {report['scenes']} --epochs
-{report['epochs']} --seed {report['seed']} --eval {report['calibration']['scenes']}`).
-The same design families as the classifier are held out.
+{report['epochs']} --seed {report['seed']} --eval {report['calibration']['scenes']}
+{_init(report)}`).
+{_earlier(report.get('continued_from'))}The same design families as the classifier are held out.
 
 **Figures** (test scenes include close-ups; a detection is right at IoU ≥
 {report['match_iou']}; every card with ≥ {report['min_visible']:.0%} showing is a target; the

@@ -173,6 +173,16 @@ def from_onnx(model, path: Path) -> None:
     print(f"weights from {path} (batch norms frozen)", file=sys.stderr)
 
 
+def earlier_run(init: Path | None) -> dict | None:
+    """What the run a warm start continues was (its report beside it), for the model card."""
+    report = init.with_suffix(".json") if init else None
+    if report is None or not report.exists():
+        return None
+    earlier = json.loads(report.read_text())
+    return {k: earlier.get(k) for k in ("scenes", "epochs", "seed", "train_seconds", "lr",
+                                        "continued_from")}
+
+
 def train(model, images: np.ndarray, targets: dict, epochs: int, seed: int,
           lr: float = 2e-3, frozen_norms: bool = False) -> None:
     import torch
@@ -421,7 +431,9 @@ def main() -> None:
     threshold, nms_iou = pick_thresholds(calibration)
     report: dict = {
         "seed": args.seed, "scenes": args.scenes, "share_1080": args.share_1080,
-        "epochs": args.epochs, "train_seconds": round(train_seconds),
+        "epochs": args.epochs, "train_seconds": round(train_seconds), "lr": args.lr,
+        "init": str(args.init) if args.init else None,
+        "continued_from": earlier_run(args.init),
         "input_long_side": LONG_SIDE, "pad_multiple": MULTIPLE, "stride": STRIDE,
         "channels": list(CHANNELS), "min_visible": MIN_VISIBLE, "match_iou": MATCH_IOU,
         "score_threshold": threshold, "nms_iou": nms_iou,

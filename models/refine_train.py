@@ -3,6 +3,7 @@
     pip install -e '.[train]'                                  # PyTorch, CPU build
     python -m models.refine_train --scenes 2400 --epochs 10 --seed 0
                                   # writes models/card_refiner.onnx and its .json report
+    python -m models.refine_train --measure-only   # its figures again, on a new detector
 
 Samples are the cards the shipped detector finds in rendered table scenes of the training
 designs, cut out around its quads, so the errors it learns to undo are the detector's own;
@@ -225,40 +226,49 @@ def summarise(rows: list[dict]) -> dict:
     return out
 
 
+def measure(out: Path, seed: int, scenes: int, workers: int, held_designs: list[str]) -> dict:
+    """The figures of the refiner at `out` on held-out scenes, written into its report."""
+    parts = in_chunks(evaluate, seed + 2, scenes, 10,
+                      {"designs": held_designs, "refiner_path": str(out)}, workers, "held out")
+    report_path = out.with_suffix(".json")
+    report = json.loads(report_path.read_text())
+    report["held_out"] = summarise([row for part in parts for row in part])
+    report_path.write_text(json.dumps(report, indent=2) + "\n")
+    return report["held_out"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", type=int, default=2400, help="training scenes")
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--eval", type=int, default=150, help="held-out scenes")
     parser.add_argument("--passes", type=int, default=2, help="refinements at run time")
+    parser.add_argument("--measure-only", action="store_true", help="no training: measure "
+                        "the refiner at --out again (after the detector changed)")
     run_arguments(parser, MODELS / "card_refiner.onnx")
     args = parser.parse_args()
     train_designs, _, held_designs = start_training(args.workers)
-    cuts, offsets = make_data(args.seed, train_designs, args.scenes, args.workers)
-    print(f"{len(cuts)} samples", flush=True)
-    model = build_model()
-    load_weights(model, args.init)
-    started = time.perf_counter()
-    train(model, cuts, offsets, args.epochs, args.seed)
-    train_seconds = time.perf_counter() - started
-    export(model, args.out)
-    save_weights(model, args.out)
-    report: dict = {
-        "seed": args.seed, "scenes": args.scenes, "samples": len(cuts), "epochs": args.epochs,
-        "train_seconds": round(train_seconds), "crop_px": list(CROP_PX), "margin": MARGIN,
-        "passes": args.passes, "max_shift": MAX_SHIFT, "jitter": list(JITTER),
-        "train_designs": train_designs, "held_out_designs": held_designs,
-        "parameters": sum(p.numel() for p in model.parameters()),
-        "onnx_bytes": args.out.stat().st_size}
-    report_path = args.out.with_suffix(".json")
-    report_path.write_text(json.dumps(report, indent=2) + "\n")
-    parts = in_chunks(evaluate, args.seed + 2, args.eval, 10,
-                      {"designs": held_designs, "refiner_path": str(args.out)},
-                      args.workers, "held out")
-    rows = [row for part in parts for row in part]
-    report["held_out"] = summarise(rows)
-    report_path.write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps(report["held_out"], indent=2))
+    if not args.measure_only:
+        cuts, offsets = make_data(args.seed, train_designs, args.scenes, args.workers)
+        print(f"{len(cuts)} samples", flush=True)
+        model = build_model()
+        load_weights(model, args.init)
+        started = time.perf_counter()
+        train(model, cuts, offsets, args.epochs, args.seed)
+        train_seconds = time.perf_counter() - started
+        export(model, args.out)
+        save_weights(model, args.out)
+        report = {
+            "seed": args.seed, "scenes": args.scenes, "samples": len(cuts),
+            "epochs": args.epochs, "train_seconds": round(train_seconds),
+            "crop_px": list(CROP_PX), "margin": MARGIN, "passes": args.passes,
+            "max_shift": MAX_SHIFT, "jitter": list(JITTER), "train_designs": train_designs,
+            "held_out_designs": held_designs,
+            "parameters": sum(p.numel() for p in model.parameters()),
+            "onnx_bytes": args.out.stat().st_size}
+        args.out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n")
+    figures = measure(args.out, args.seed, args.eval, args.workers, held_designs)
+    print(json.dumps(figures, indent=2))
 
 
 if __name__ == "__main__":
