@@ -1,4 +1,4 @@
-"""Benchmark: from a frame's pixels to an `Observation` (detector + classifier), one core.
+"""Benchmark: from a frame's pixels to an `Observation` (detector, refiner, classifier), one core.
 
 Rendered table scenes with 20 cards in view (19–21), at 1280×720 and 1920×1080; prints the
 median and p95 time per frame and the frames per second they mean, two ways:

@@ -144,7 +144,8 @@ def from_onnx(model, path: Path) -> None:
     """Start `model` from an exported detector (`--init card_detector.onnx`), for the models
     shipped before trainings saved their weights. The export folded each batch norm into its
     convolution, so the convolutions take the folded weights and bias in graph order and the
-    batch norms become identities, to stay frozen (`train(..., frozen_norms=True)`)."""
+    batch norms become identities, to stay frozen (`train(..., frozen_norms=True)`, as for
+    every warm start)."""
     import onnx
     import torch
     from onnx import numpy_helper
@@ -416,13 +417,11 @@ def main() -> None:
     targets = {k: np.concatenate([p[1][k] for p in parts]) for k in parts[0][1]}
     del parts
     model = build_model()
-    frozen = args.init is not None and args.init.suffix == ".onnx"
-    if frozen:
-        from_onnx(model, args.init)
-    else:
-        load_weights(model, args.init)
+    # a warm start keeps the batch norms' statistics: an exported model's are folded away
+    (from_onnx if args.init and args.init.suffix == ".onnx" else load_weights)(model, args.init)
     started = time.perf_counter()
-    train(model, images, targets, args.epochs, args.seed, args.lr, frozen)
+    train(model, images, targets, args.epochs, args.seed, args.lr,
+          frozen_norms=args.init is not None)
     train_seconds = time.perf_counter() - started
 
     cal_images, cal_targets = make_detector_data(args.seed + 1, calibration_designs, args.eval,
