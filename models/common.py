@@ -86,9 +86,11 @@ def run_arguments(parser: argparse.ArgumentParser, out: Path) -> None:
     parser.add_argument("--out", type=Path, default=out)
 
 
-def start_training(workers: int) -> tuple[list[str], list[str], list[str]]:
-    """Torch on `workers` threads, and the design split, announced."""
+def start_training(args: argparse.Namespace) -> tuple[list[str], list[str], list[str]]:
+    """Torch on `args.workers` threads, the folder `args.out` goes in, and the design split,
+    announced."""
     import torch
 
-    torch.set_num_threads(workers)
+    torch.set_num_threads(args.workers)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     return split_designs(announce=True)

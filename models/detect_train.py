@@ -406,7 +406,7 @@ def main() -> None:
                         "to continue a run)")
     run_arguments(parser, MODELS / "card_detector.onnx")
     args = parser.parse_args()
-    train_designs, calibration_designs, held_designs = start_training(args.workers)
+    train_designs, calibration_designs, held_designs = start_training(args)
     n1080 = round(args.scenes * args.share_1080)
     parts = [make_detector_data(args.seed, train_designs, args.scenes - n1080, SIZES["720p"],
                                 args.workers)]

@@ -247,7 +247,7 @@ def main() -> None:
                         "the refiner at --out again (after the detector changed)")
     run_arguments(parser, MODELS / "card_refiner.onnx")
     args = parser.parse_args()
-    train_designs, _, held_designs = start_training(args.workers)
+    train_designs, _, held_designs = start_training(args)
     if not args.measure_only:
         cuts, offsets = make_data(args.seed, train_designs, args.scenes, args.workers)
         print(f"{len(cuts)} samples", flush=True)

@@ -197,7 +197,7 @@ def main() -> None:
     parser.add_argument("--eval", type=int, default=3_000, help="samples a test set")
     run_arguments(parser, MODELS / "card_classifier.onnx")
     args = parser.parse_args()
-    train_designs, calibration_designs, held_designs = start_training(args.workers)
+    train_designs, calibration_designs, held_designs = start_training(args)
     images, labels = make_data(args.seed, train_designs, args.train, args.workers)
     val_images, val_labels = make_data(args.seed + 1, train_designs, args.eval, args.workers)
     cal_images, cal_labels = make_data(args.seed + 4, calibration_designs, args.eval,
