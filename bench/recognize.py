@@ -1,4 +1,4 @@
-"""Benchmark: the whole recognizer (shipped detector and classifier) on held-out table scenes.
+"""Benchmark: the whole recognizer (detector, refiner, classifier) on held-out table scenes.
 
 Renders table scenes whose card designs were held out of both trainings, at 1280×720 and
 1920×1080, runs `Recognizer.observe` on each (with the table homography, as a calibrated

@@ -1,4 +1,4 @@
-"""`recognize`: the real pipeline (shipped detector and classifier) on rendered photos."""
+"""`recognize`: the real pipeline (shipped detector, refiner and classifier) on rendered photos."""
 
 from __future__ import annotations
 
