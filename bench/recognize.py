@@ -1,6 +1,6 @@
 """Benchmark: the whole recognizer (detector, refiner, classifier) on held-out table scenes.
 
-Renders table scenes whose card designs were held out of both trainings, at 1280×720 and
+Renders table scenes whose card designs were held out of every training, at 1280×720 and
 1920×1080, runs `Recognizer.observe` on each (with the table homography, as a calibrated
 camera gives), and matches what it found to the renderer's labels (rotated-box IoU ≥ 0.5;
 every card with ≥ 3 % showing is a target). Prints, per resolution:
