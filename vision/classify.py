@@ -24,6 +24,9 @@ __all__ = ["BACK", "MODEL", "UNKNOWN", "CardClassifier", "ModelError", "Predicti
 UNKNOWN = "UNKNOWN"
 BACK = "BACK"
 MODEL = Path(__file__).resolve().parents[1] / "models" / "card_classifier.onnx"
+# The detector's face-up probability is held to odds of at most 1:SIDE_ODDS either way, so
+# that neither expert alone can make a confident answer out of the other's doubt.
+SIDE_ODDS = 100
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,8 @@ class CardClassifier:
         a face elsewhere needs `covered_threshold`, as the card on top may pass for it."""
         probabilities = self.probabilities(cards).astype(np.float64)
         if face_up is not None and len(probabilities):
-            up = np.clip(np.asarray(face_up, np.float64), 1e-4, 1 - 1e-4)[:, None]
+            least = 1 / (1 + SIDE_ODDS)
+            up = np.clip(np.asarray(face_up, np.float64), least, 1 - least)[:, None]
             side = np.where(np.arange(len(self.classes)) == self.classes.index(BACK), 1 - up, up)
             probabilities *= side
             probabilities /= probabilities.sum(axis=1, keepdims=True)
