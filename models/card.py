@@ -50,8 +50,11 @@ def _cuts(report: dict) -> str:
 (`CardClassifier.predict`), and the thresholds are fitted on what the shipped detector and
 refiner cut out of {cuts['scenes']} table scenes of the calibration designs (`python -m
 models.threshold`): {t['face']:.4f} for a face in clear view (`vision.detect.in_clear_view`),
-{_threshold(t['covered_face'])} for a face partly covered, {t['back']:.4f} for a back. On
-those {cuts['cards']} cards found, the best class is right for {cuts['top1']:.1%};
+{_threshold(t['covered_face'])} for a face partly covered, {t['back']:.4f} for a back; and
+nothing is named where the detector's score is under {cuts['min_detector_score']}: the
+{cuts['on_no_card']} detections on no card at all (hero cards, hands) count as wrong answers,
+and what is no card reads as a back. On those {cuts['cards']} cards found, the best class is
+right for {cuts['top1']:.1%};
 {cuts['answered_face']:.1%} of the {cuts['faces_in_clear_view']} faces in clear view,
 {cuts['answered_covered_face']:.1%} of the other faces and {cuts['answered_back']:.1%} of
 backs are answered, {cuts['wrong_among_answered']} answer(s) wrong. A card mostly covered

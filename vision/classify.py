@@ -38,13 +38,14 @@ class Prediction:
 
 class CardClassifier:
     def __init__(self, model: Path = MODEL, *, threads: int = 1) -> None:
-        def read(report: dict) -> tuple[list[str], tuple[float, float, float], tuple[int, int]]:
+        def read(report: dict) -> tuple:
             face = float(report["threshold"])
             thresholds = (face, float(report.get("covered_threshold", face)),
                           float(report.get("back_threshold", face)))
-            return report["classes"], thresholds, tuple(report["input_px"])
+            return (report["classes"], thresholds, tuple(report["input_px"]),
+                    float(report.get("min_detector_score", 0.0)))
 
-        self.session, (self.classes, thresholds, self.input_px) = load_model(
+        self.session, (self.classes, thresholds, self.input_px, self.min_score) = load_model(
             model, "card classifier", read, threads=threads)
         # faces in clear view (or outlined by the caller), faces partly covered, backs
         self.threshold, self.covered_threshold, self.back_threshold = thresholds
@@ -57,13 +58,16 @@ class CardClassifier:
         return self.session.run(None, {"cards": x})[0]
 
     def predict(self, cards: np.ndarray, face_up: np.ndarray | None = None,
-                clear: np.ndarray | None = None) -> list[Prediction]:
+                clear: np.ndarray | None = None,
+                score: np.ndarray | None = None) -> list[Prediction]:
         """Name rectified cards. `face_up`, the detector's probability that each card shows
         its face, if given, is a second opinion on face up or down, combined with the
         classifier's as a product of experts: the detector sees what shows of a card, the
         classifier the whole quad (and on a card mostly covered reads the card on top).
         `clear`, if given, says which cards are in clear view (`vision.detect.in_clear_view`):
-        a face elsewhere needs `covered_threshold`, as the card on top may pass for it."""
+        a face elsewhere needs `covered_threshold`, as the card on top may pass for it.
+        `score`, the detector's, if given: below `min_score` nothing is named, as what is
+        there may be no card (a hero card, a hand) and pass for a back."""
         probabilities = self.probabilities(cards).astype(np.float64)
         if face_up is not None and len(probabilities):
             least = 1 / (1 + SIDE_ODDS)
@@ -72,13 +76,15 @@ class CardClassifier:
             probabilities *= side
             probabilities /= probabilities.sum(axis=1, keepdims=True)
         found = []
-        clear = np.ones(len(probabilities), bool) if clear is None else np.asarray(clear, bool)
-        for row, in_view in zip(probabilities, clear, strict=True):
+        n = len(probabilities)
+        clear = np.ones(n, bool) if clear is None else np.asarray(clear, bool)
+        sure_of_card = np.ones(n, bool) if score is None else np.asarray(score) >= self.min_score
+        for row, in_view, card_there in zip(probabilities, clear, sure_of_card, strict=True):
             best = int(row.argmax())
             confidence = float(row[best])
             sure = (self.back_threshold if self.classes[best] == BACK
                     else self.threshold if in_view else self.covered_threshold)
-            card = self.classes[best] if confidence >= sure else UNKNOWN
+            card = self.classes[best] if card_there and confidence >= sure else UNKNOWN
             found.append(Prediction(card, confidence, self.classes[best]))
         return found
 
