@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from models.common import split_designs
 from models.detect_data import MIN_VISIBLE, ROLES, marker_fans
 from models.detect_train import Scored, match, scene_record
+from models.threshold import STRAY_IOU
 from vision.classify import UNKNOWN
 from vision.layout import random_scene
 from vision.pipeline import Recognizer
@@ -57,7 +58,8 @@ def run(recognizer: Recognizer, designs: list[str], size: tuple[int, int], scene
     records, oriented = [], []
     identity: dict[str, list[tuple[bool, bool]]] = {"face up, in full view": [],
                                                     "face up, any part in view": [],
-                                                    "face down (BACK)": []}
+                                                    "face down (BACK)": [],
+                                                    "on no card (hero card, hand)": []}
     times = []
     for k in range(scenes):
         result = render(random_scene(np.random.default_rng(seed * 1000 + k), designs=designs,
@@ -87,6 +89,8 @@ def run(recognizer: Recognizer, designs: list[str], size: tuple[int, int], scene
                     identity["face up, in full view"].append(row)
             else:
                 identity["face down (BACK)"].append(row)
+        for d in np.nonzero(record["cards"].max(axis=1, initial=0.0) < STRAY_IOU)[0]:
+            identity["on no card (hero card, hand)"].append((False, obs.cards[d] != UNKNOWN))
     metrics = Scored(records).metrics(0.0, 2.0)  # the pipeline's own threshold and NMS
     print(f"{size[0]}×{size[1]}: {scenes} scenes, {metrics['cards']} cards "
           f"(median {1000 * np.median(times):.0f} ms a frame on this machine)")
