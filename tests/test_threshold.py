@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from models.common import split_designs
-from models.threshold import detector_cuts
+from models.threshold import detector_cuts, fit
 from vision.classify import MODEL
 
 
@@ -20,3 +20,19 @@ def test_detector_cuts_score_the_cards_the_recognizer_found() -> None:
     sure = confidence >= np.quantile(confidence, 0.75)
     assert right[sure].mean() > right[~sure].mean()
     assert right[sure].mean() >= 0.8
+
+
+def test_each_kind_of_answer_gets_its_own_threshold() -> None:
+    rng = np.random.default_rng(0)
+    n = 3000
+    confidence = rng.uniform(0.9, 1.0, n)
+    back = np.arange(n) % 3 == 0
+    clear = np.arange(n) % 3 == 1
+    right = np.ones(n, bool)
+    covered = ~back & ~clear
+    right[covered & (confidence > 0.99)] = False  # covered faces: the surest are wrong
+    rows = np.stack([confidence, right, back, clear, np.zeros(n), np.ones(n)], axis=1)
+    thresholds, answered = fit(rows, trained=0.95)
+    assert thresholds["back"] == thresholds["face"] == 0.95  # never below training's
+    assert thresholds["covered_face"] > 1  # nothing keeps them under 1 in 1000 wrong
+    assert not answered[covered].any() and answered[back & (confidence >= 0.95)].all()
