@@ -6,6 +6,7 @@ import numpy as np
 
 from vision.detect import (
     in_clear_view,
+    iou_matrix,
     orientations,
     peaks,
     quads_of_boxes,
@@ -41,5 +42,6 @@ def test_a_card_is_in_clear_view_only_when_centred_and_not_half_covered():
     quads = card + np.float32([[0, 0], [3, 2], [200, 0], [400, 0]])[:, None]
     # a stacked pair (both crowded), a card alone, a card alone whose anchor is off centre
     off_centre = np.float32([0.02, 0.03, 0.05, 0.4])
-    assert list(in_clear_view(quads, off_centre)) == [False, False, True, False]
-    assert in_clear_view(np.zeros((0, 4, 2), np.float32), np.zeros(0)).shape == (0,)
+    assert list(in_clear_view(iou_matrix(quads, quads), off_centre)) == [False, False, True,
+                                                                         False]
+    assert in_clear_view(np.zeros((0, 0)), np.zeros(0)).shape == (0,)

@@ -221,9 +221,10 @@ def decode(heat: np.ndarray, boxes: np.ndarray, threshold: float,
         np.float64), values[6], off_centre)
 
 
-def in_clear_view(quads: np.ndarray, off_centre: np.ndarray) -> np.ndarray:
-    """Which detections are cards in clear view (`CLEAR_OFF_CENTRE`, `CLEAR_OVERLAP`)."""
-    overlaps = iou_matrix(quads, quads)
+def in_clear_view(overlaps: np.ndarray, off_centre: np.ndarray) -> np.ndarray:
+    """Which detections are cards in clear view (`CLEAR_OFF_CENTRE`, `CLEAR_OVERLAP`), given
+    their IoU with one another (`iou_matrix` of their quads)."""
+    overlaps = np.array(overlaps, np.float64)
     np.fill_diagonal(overlaps, 0.0)
     crowded = overlaps.max(axis=1, initial=0.0) >= CLEAR_OVERLAP
     return (np.asarray(off_centre) < CLEAR_OFF_CENTRE) & ~crowded
@@ -261,13 +262,17 @@ class CardDetector:
             load_model(model, "card detector", read, threads=threads,
                        missing="no such file (train one: python -m models.detect_train)"))
 
-    def boxes(self, frame: np.ndarray, zoom: float = 1.0) -> tuple[Boxes, Letterbox]:
-        """Detections in network-input px after NMS, and the frame's letterbox."""
+    def boxes(self, frame: np.ndarray,
+              zoom: float = 1.0) -> tuple[Boxes, Letterbox, np.ndarray]:
+        """Detections in network-input px after NMS, the frame's letterbox, and the
+        detections' IoU with one another (the same in frame px: the letterbox only scales)."""
         image, box = prepare(frame, self.long_side, self.multiple, zoom)
         x = np.ascontiguousarray(image.transpose(2, 0, 1)[None], dtype=np.float32)
         heat, regression = self.session.run(None, {"image": x})
         found = decode(heat[0, 0], regression[0], self.threshold)
-        return found.take(rotated_nms(found.quads(), found.scores, self.nms_iou)), box
+        overlaps = iou_matrix(found.quads(), found.quads())
+        keep = rotated_nms(None, found.scores, self.nms_iou, overlaps)
+        return found.take(keep), box, overlaps[np.ix_(keep, keep)]
 
     def detect(self, frame: np.ndarray, table_from_image: np.ndarray | None = None,
                timestamp: float = 0.0, zooms: tuple[float, ...] = (1.0,)) -> Observation:
@@ -280,20 +285,22 @@ class CardDetector:
         columns = {"score": [], "face_up": [], "off_centre": []}
         quads = []
         for zoom in zooms:
-            found, box = self.boxes(frame, zoom)
+            found, box, overlaps = self.boxes(frame, zoom)
             quads.append(box.to_frame(found.quads()).reshape(-1, 4, 2))
             for name, values in columns.items():
                 values.append(getattr(found, "scores" if name == "score" else name))
         quads = np.concatenate(quads)
         extra = {name: np.concatenate(values) for name, values in columns.items()}
-        if len(zooms) > 1:
-            keep = rotated_nms(quads, extra["score"], ZOOM_MERGE_IOU)
+        if len(zooms) > 1:  # overlaps across zooms, to pool them and for clear view
+            overlaps = iou_matrix(quads, quads)
+            keep = rotated_nms(None, extra["score"], ZOOM_MERGE_IOU, overlaps)
             quads, extra = quads[keep], {name: v[keep] for name, v in extra.items()}
+            overlaps = overlaps[np.ix_(keep, keep)]
         quads = quads.astype(np.float32)
         obs = Observation.build(quads, orientation=orientations(quads, table_from_image),
                                 timestamp=timestamp)
         obs.extra.update({name: v.astype(np.float32) for name, v in extra.items()})
-        obs.extra["clear"] = in_clear_view(quads, extra["off_centre"])
+        obs.extra["clear"] = in_clear_view(overlaps, extra["off_centre"])
         return obs
 
 
