@@ -1,4 +1,4 @@
-"""What both trainings share: the design split, seeded data in parallel chunks, progress."""
+"""What the trainings share: the design split, seeded data in parallel chunks, progress."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from vision.cardart import get_design, list_designs
 
@@ -57,6 +59,13 @@ def in_chunks(make: Callable[..., Any], seed: int, count: int, chunk: int,
             if progress:
                 progress_bar(what, i, len(jobs))
     return parts
+
+
+def image_tensor(images: np.ndarray):  # -> torch.Tensor
+    """Images NHWC uint8 as the networks train on them: NCHW floats in [0, 1]."""
+    import torch
+
+    return torch.from_numpy(images).permute(0, 3, 1, 2).float().div_(255.0)
 
 
 def load_weights(model, path: Path | None) -> None:

@@ -30,6 +30,7 @@ from vision.detect import CHANNELS, LONG_SIDE, MULTIPLE, STRIDE, decode, iou_mat
 from .common import (
     CALIBRATION_FAMILIES,
     HELD_OUT_FAMILIES,
+    image_tensor,
     load_weights,
     progress_bar,
     run_arguments,
@@ -108,7 +109,7 @@ def _batch(images: np.ndarray, targets: dict, index: np.ndarray, rng: np.random.
     offsets along it and sin 2θ (a half turn, both flips, leaves 2θ as it was)."""
     import torch
 
-    x = torch.from_numpy(images[index]).permute(0, 3, 1, 2).float().div_(255.0)
+    x = image_tensor(images[index])
     heat = torch.from_numpy(targets["heatmap"][index].astype(np.float32))[:, None]
     boxes = torch.from_numpy(targets["boxes"][index].astype(np.float32))
     mask = torch.from_numpy(targets["mask"][index])[:, None]

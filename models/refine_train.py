@@ -31,6 +31,7 @@ from vision.refine import CROP_PX, MARGIN, crop_warps, cut_out, offsets_of
 from vision.render import render
 
 from .common import (
+    image_tensor,
     in_chunks,
     load_weights,
     progress_bar,
@@ -72,8 +73,8 @@ def make_refiner_data(seed: int, count: int, designs: list[str]) -> tuple:
         if not cards:
             continue
         truth = np.float32([c.quad for c in cards])
-        width = np.linalg.norm(portrait_orders(truth)[:, 1] - portrait_orders(truth)[:, 0],
-                               axis=1)[:, None, None]
+        portrait = portrait_orders(truth)
+        width = np.linalg.norm(portrait[:, 1] - portrait[:, 0], axis=1)[:, None, None]
         spread = rng.uniform(*JITTER, (len(cards), 1, 1)) * width
         moved = (truth + rng.normal(0, 1, truth.shape) * spread
                  + rng.normal(0, 0.5, (len(cards), 1, 2)) * spread)
@@ -109,12 +110,6 @@ def build_model():  # -> torch.nn.Module (torch is imported lazily: the train ex
                          nn.Linear(128, 8))
 
 
-def _tensor(cuts: np.ndarray):
-    import torch
-
-    return torch.from_numpy(cuts).permute(0, 3, 1, 2).float().div_(255.0)
-
-
 def half_turn(offsets):
     """Offsets of a cut-out turned half round: corner i becomes i + 2, directions flip."""
     import torch
@@ -136,7 +131,7 @@ def train(model, cuts: np.ndarray, offsets: np.ndarray, epochs: int, seed: int) 
         total, seen, started = 0.0, 0, time.perf_counter()
         for start in range(0, len(order) - BATCH + 1, BATCH):
             index = np.sort(order[start:start + BATCH])
-            x, y = _tensor(cuts[index]), torch.from_numpy(offsets[index])
+            x, y = image_tensor(cuts[index]), torch.from_numpy(offsets[index])
             if order_rng.random() < 0.5:  # a card has no up
                 x, y = torch.rot90(x, 2, (2, 3)), half_turn(y)
             loss = torch.nn.functional.l1_loss(model(x), y)

@@ -24,6 +24,7 @@ from vision.cardart import CARD_CLASSES
 
 from .common import (
     HELD_OUT_FAMILIES,
+    image_tensor,
     in_chunks,
     load_weights,
     progress_bar,
@@ -81,12 +82,6 @@ def build_model(classes: int):  # -> torch.nn.Module (torch is imported lazily: 
     return CardNet()
 
 
-def _tensor(images: np.ndarray):
-    import torch
-
-    return torch.from_numpy(images).permute(0, 3, 1, 2).float().div_(255.0)
-
-
 def train(model, images: np.ndarray, labels: np.ndarray, epochs: int, seed: int) -> None:
     import torch
 
@@ -103,7 +98,7 @@ def train(model, images: np.ndarray, labels: np.ndarray, epochs: int, seed: int)
         seen, correct, started = 0, 0, time.perf_counter()
         for start in range(0, len(order) - 127, 128):
             index = order[start:start + 128]
-            x = _tensor(images[index])
+            x = image_tensor(images[index])
             if order_rng.random() < 0.5:  # a card has no up: half-turned cards are the same
                 x = torch.rot90(x, 2, (2, 3))
             y = torch.from_numpy(labels[index])
@@ -129,7 +124,7 @@ def logits_of(model, images: np.ndarray) -> np.ndarray:
 
     model.eval()
     with torch.no_grad():
-        return np.concatenate([model(_tensor(images[i:i + 512])).numpy()
+        return np.concatenate([model(image_tensor(images[i:i + 512])).numpy()
                                for i in range(0, len(images), 512)])
 
 

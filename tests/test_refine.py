@@ -7,6 +7,7 @@ import pytest
 
 from models.common import HELD_OUT_FAMILIES
 from models.detect_train import match
+from models.refine_train import corner_error
 from vision.cardart import get_design, list_designs
 from vision.detect import CardDetector, iou_matrix
 from vision.layout import random_scene
@@ -46,11 +47,6 @@ def test_a_detected_card_lies_on_the_inner_corners_of_its_cut_out():
     assert inside.min() == 255 and outside.max() == 0
 
 
-def corner_errors(quads: np.ndarray, truth: np.ndarray) -> np.ndarray:
-    return np.linalg.norm(offsets_of(truth, crop_warps(portrait_orders(quads)))
-                          .reshape(-1, 4, 2), axis=2).mean(axis=1)
-
-
 @pytest.fixture(scope="module")
 def scene():
     result = render(random_scene(np.random.default_rng(21), designs=HELD_OUT[:3],
@@ -68,11 +64,11 @@ def test_the_shipped_refiner_brings_detected_corners_nearer_the_card(scene):
     image, detected, truth = scene
     assert len(detected) >= 5
     refined = CardRefiner().refine(image, detected)
-    before, after = corner_errors(detected, truth), corner_errors(refined, truth)
+    before, after = corner_error(detected, truth), corner_error(refined, truth)
     assert np.median(after) < 0.6 * np.median(before)
     assert np.median(after) < 0.04  # card widths: a couple of px on a 130 px card
 
 
 def test_the_shipped_refiner_leaves_an_exact_outline_where_it_is(scene):
     image, _, truth = scene
-    assert np.median(corner_errors(CardRefiner().refine(image, truth), truth)) < 0.03
+    assert np.median(corner_error(CardRefiner().refine(image, truth), truth)) < 0.03
