@@ -146,7 +146,9 @@ def _earlier(run: dict | None) -> str:
     """The runs a warm-started model continues, oldest last."""
     text = ""
     while run:
-        text += (f"It continues a run of {run['epochs']} epochs on {run['scenes']} scenes "
+        data = (f"{run['scenes']} scenes" if "scenes" in run
+                else f"{run['train_samples']} samples")
+        text += (f"It continues a run of {run['epochs']} epochs on {data} "
                  f"(seed {run['seed']}, {run['train_seconds']} s). ")
         run = run.get("continued_from")
     return text

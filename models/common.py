@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import sys
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -69,12 +71,77 @@ def image_tensor(images: np.ndarray):  # -> torch.Tensor
 
 
 def load_weights(model, path: Path | None) -> None:
-    """Start `model` from a checkpoint that `save_weights` wrote (a warm start), if given."""
-    if path is not None:
-        import torch
+    """Start `model` from a checkpoint that `save_weights` wrote, or from an exported model
+    (`from_onnx`), if given: a warm start, whose batch norms stay frozen (`freeze_norms`)."""
+    if path is None:
+        return
+    if path.suffix == ".onnx":
+        from_onnx(model, path)
+        return
+    import torch
 
-        model.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
-        print(f"weights from {path}", file=sys.stderr)
+    model.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
+    print(f"weights from {path}", file=sys.stderr)
+
+
+def from_onnx(model, path: Path) -> None:
+    """Start `model` from its exported ONNX, for the models shipped before trainings saved
+    their weights. The export folded each batch norm into its convolution, so each
+    convolution takes its folded weights and bias and its batch norm becomes an identity, to
+    stay frozen (`freeze_norms`). A node's name is its module's path (`/net/corner/corner.0/
+    corner.0.0/Conv`; a shared module called twice gives `corner.0.0_1`, the same weights)."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    modules = dict(model.named_modules())
+    folded = {}
+    for node in graph.node:
+        if node.op_type == "Conv" and node.input[1].startswith("onnx::"):
+            name = re.sub(r"_\d+$", "", node.name.split("/")[-2])
+            if name not in folded:
+                folded[name] = [weights[i] for i in node.input[1:]]
+    with torch.no_grad():
+        for name, (weight, bias) in folded.items():
+            conv, norm = modules[name], modules.get(name.rsplit(".", 1)[0] + ".1")
+            if not isinstance(norm, torch.nn.BatchNorm2d) or conv.weight.shape != weight.shape:
+                raise SystemExit(f"{path}: convolution {name} does not fit the model")
+            conv.weight.copy_(torch.tensor(weight))
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(torch.tensor(bias))
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+        norms = sum(isinstance(m, torch.nn.BatchNorm2d) for m in modules.values())
+        if norms != len(folded):
+            raise SystemExit(f"{path}: {len(folded)} folded convolutions, the model has "
+                             f"{norms} batch norms")
+        params = dict(model.named_parameters())
+        for name, value in weights.items():
+            if name.startswith("net."):
+                params[name.removeprefix("net.")].copy_(torch.tensor(value))
+    print(f"weights from {path} (batch norms frozen)", file=sys.stderr)
+
+
+def earlier_run(init: Path | None) -> dict | None:
+    """What the run a warm start continues was (its report beside it), for the model card."""
+    report = init.with_suffix(".json") if init else None
+    if report is None or not report.exists():
+        return None
+    earlier = json.loads(report.read_text())
+    return {k: earlier[k] for k in ("scenes", "train_samples", "epochs", "seed",
+                                    "train_seconds", "lr", "continued_from") if k in earlier}
+
+
+def freeze_norms(model) -> None:
+    """Keep the batch norms' statistics as a warm start found them (call after
+    `model.train()`): an exported model's were folded away (`from_onnx`)."""
+    import torch
+
+    for module in model.modules():
+        if isinstance(module, torch.nn.BatchNorm2d):
+            module.eval()
 
 
 def save_weights(model, onnx_path: Path) -> Path:
@@ -90,8 +157,8 @@ def run_arguments(parser: argparse.ArgumentParser, out: Path) -> None:
     """The options both trainings take: seed, workers, a warm start and where to write."""
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--init", type=Path, help="weights to start from (a .pt of an "
-                        "earlier run) instead of random ones")
+    parser.add_argument("--init", type=Path, help="weights to start from (an earlier run's "
+                        ".pt, or its .onnx) instead of random ones")
     parser.add_argument("--out", type=Path, default=out)
 
 

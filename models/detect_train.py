@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 import warnings
 from collections import Counter
@@ -30,6 +29,8 @@ from vision.detect import CHANNELS, LONG_SIDE, MULTIPLE, STRIDE, decode, iou_mat
 from .common import (
     CALIBRATION_FAMILIES,
     HELD_OUT_FAMILIES,
+    earlier_run,
+    freeze_norms,
     image_tensor,
     load_weights,
     progress_bar,
@@ -141,50 +142,6 @@ def losses(heat_logit, box_out, heat, boxes, mask) -> tuple:
     return focal, l1, face
 
 
-def from_onnx(model, path: Path) -> None:
-    """Start `model` from an exported detector (`--init card_detector.onnx`), for the models
-    shipped before trainings saved their weights. The export folded each batch norm into its
-    convolution, so the convolutions take the folded weights and bias in graph order and the
-    batch norms become identities, to stay frozen (`train(..., frozen_norms=True)`, as for
-    every warm start)."""
-    import onnx
-    import torch
-    from onnx import numpy_helper
-
-    graph = onnx.load(str(path)).graph
-    weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
-    folded = [[weights[name] for name in node.input[1:]] for node in graph.node
-              if node.op_type == "Conv" and node.input[1].startswith("onnx::")]
-    pairs = [(m[0], m[1]) for m in model.modules()
-             if isinstance(m, torch.nn.Sequential) and len(m) == 3
-             and isinstance(m[1], torch.nn.BatchNorm2d)]
-    if len(pairs) != len(folded):
-        raise SystemExit(f"{path}: {len(folded)} folded convolutions, the model has "
-                         f"{len(pairs)}")
-    params = dict(model.named_parameters())
-    with torch.no_grad():
-        for (conv, norm), (weight, bias) in zip(pairs, folded, strict=True):
-            conv.weight.copy_(torch.tensor(weight))
-            norm.weight.fill_(1.0)
-            norm.bias.copy_(torch.tensor(bias))
-            norm.running_mean.zero_()
-            norm.running_var.fill_(1.0 - norm.eps)
-        for name, value in weights.items():
-            if name.startswith("net."):
-                params[name.removeprefix("net.")].copy_(torch.tensor(value))
-    print(f"weights from {path} (batch norms frozen)", file=sys.stderr)
-
-
-def earlier_run(init: Path | None) -> dict | None:
-    """What the run a warm start continues was (its report beside it), for the model card."""
-    report = init.with_suffix(".json") if init else None
-    if report is None or not report.exists():
-        return None
-    earlier = json.loads(report.read_text())
-    return {k: earlier.get(k) for k in ("scenes", "epochs", "seed", "train_seconds", "lr",
-                                        "continued_from")}
-
-
 def train(model, images: np.ndarray, targets: dict, epochs: int, seed: int,
           lr: float = 2e-3, frozen_norms: bool = False) -> None:
     import torch
@@ -198,10 +155,8 @@ def train(model, images: np.ndarray, targets: dict, epochs: int, seed: int,
     step = 0
     for epoch in range(epochs):
         model.train()
-        if frozen_norms:  # statistics as started from (see from_onnx)
-            for module in model.modules():
-                if isinstance(module, torch.nn.BatchNorm2d):
-                    module.eval()
+        if frozen_norms:
+            freeze_norms(model)
         order = rng.permutation(len(images))
         started, running = time.perf_counter(), None
         batches = max(1, len(order) // BATCH)
@@ -418,8 +373,7 @@ def main() -> None:
     targets = {k: np.concatenate([p[1][k] for p in parts]) for k in parts[0][1]}
     del parts
     model = build_model()
-    # a warm start keeps the batch norms' statistics: an exported model's are folded away
-    (from_onnx if args.init and args.init.suffix == ".onnx" else load_weights)(model, args.init)
+    load_weights(model, args.init)
     started = time.perf_counter()
     train(model, images, targets, args.epochs, args.seed, args.lr,
           frozen_norms=args.init is not None)
