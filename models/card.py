@@ -95,8 +95,8 @@ wide in perspective on a random table, with uneven light, glare, blur, motion bl
 JPEG, sometimes another card or a hand over it, cut out along a slightly wrong outline.
 {report['train_samples']} training samples, {report['epochs']} epochs on the CPU
 ({report['train_seconds']} s), seed {report['seed']} (`python -m models.train --seed
-{report['seed']} --train {report['train_samples']} --epochs {report['epochs']}`).
-
+{report['seed']} --train {report['train_samples']} --epochs {report['epochs']}{' ' * bool(report.get('init'))}{_init(report)}`).
+{_earlier(report.get('continued_from'))}
 **Designs.** Whole design families are kept apart (a family shares its art under several
 names):
 - training: {', '.join(report['train_designs'])};
