@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from models.common import split_designs
 from models.detect_data import MIN_VISIBLE, ROLES, marker_fans
-from models.detect_train import Scored, match, scene_record
+from models.detect_train import Scored, anchors_show, match, scene_record
 from models.threshold import STRAY_IOU
 from vision.classify import UNKNOWN
 from vision.layout import random_scene
@@ -77,7 +77,8 @@ def run(recognizer: Recognizer, designs: list[str], size: tuple[int, int], scene
             np.int16([fans.get(i, -1) for i in index]))
         records.append(record)
         order = np.argsort(-obs.extra["score"], kind="stable")
-        took, _ = match(order, record["cards"], record["visible"] >= MIN_VISIBLE)
+        took, _ = match(order, record["cards"], record["visible"] >= MIN_VISIBLE,
+                        anchors_show(obs.extra["anchor"], result.owner, index))
         for d in np.nonzero(took >= 0)[0]:
             card = cards[took[d]]
             if card.role not in ANY_ANGLE:

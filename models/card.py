@@ -95,7 +95,7 @@ wide in perspective on a random table, with uneven light, glare, blur, motion bl
 JPEG, sometimes another card or a hand over it, cut out along a slightly wrong outline.
 {report['train_samples']} training samples, {report['epochs']} epochs on the CPU
 ({report['train_seconds']} s), seed {report['seed']} (`python -m models.train --seed
-{report['seed']} --train {report['train_samples']} --epochs {report['epochs']}{' ' * bool(report.get('init'))}{_init(report)}`).
+{report['seed']} --train {report['train_samples']} --epochs {report['epochs']}{_init(report)}`).
 {_earlier(report.get('continued_from'))}
 **Designs.** Whole design families are kept apart (a family shares its art under several
 names):
@@ -139,7 +139,7 @@ def _detector_row(name: str, m: dict) -> str:
 
 
 def _init(report: dict) -> str:
-    return f"--init {report['init']} --lr {report['lr']}" if report.get("init") else ""
+    return f" --init {report['init']} --lr {report['lr']}" if report.get("init") else ""
 
 
 def _earlier(run: dict | None) -> str:
@@ -173,8 +173,8 @@ thread. Score threshold {report['score_threshold']}, rotated-box NMS at IoU
 **Data.** {report['scenes']} rendered table scenes (`vision.render`, `vision.layout`;
 {report['share_1080']:.0%} at 1080p, the rest 720p; a third of them close-ups that fill the
 frame with a few cards), {report['epochs']} epochs on the CPU ({report['train_seconds']} s),
-seed {report['seed']} (`python -m models.detect_train --scenes {report['scenes']} --epochs
-{report['epochs']} --seed {report['seed']} --eval {report['calibration']['scenes']}
+seed {report['seed']} (`python -m models.detect_train --scenes {report['scenes']}
+--epochs {report['epochs']} --seed {report['seed']} --eval {report['calibration']['scenes']}\
 {_init(report)}`).
 {_earlier(report.get('continued_from'))}The same design families as the classifier are held out.
 

@@ -219,22 +219,37 @@ def scene_record(scores: np.ndarray, quads: np.ndarray, cards: np.ndarray,
             "cards": iou_matrix(quads, cards), "visible": visible, "role": role, "fan": fan}
 
 
-def match(order: np.ndarray, overlaps: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, int]:
+def match(order: np.ndarray, overlaps: np.ndarray, target: np.ndarray,
+          shows: np.ndarray | None = None) -> tuple[np.ndarray, int]:
     """Detections in `order` (best first) each take the free target card they overlap most,
     at IoU ≥ MATCH_IOU: the card each took (-1: none), and how many were false (took none
-    and lie on no card too hidden to be a target: finding one is neither right nor wrong)."""
+    and lie on no card too hidden to be a target: finding one is neither right nor wrong).
+    `shows` (detections × cards), if given, says on which card's visible part a detection's
+    anchor lies: such a card is taken first. The cards of a pile have near-identical quads,
+    so IoU alone may give the box of the card on top to a card under it."""
     taken = np.zeros(len(target), bool)
     took = np.full(len(overlaps), -1, np.int64)
     false = 0
     for d in order:
         iou = overlaps[d]
         free = np.where(target & ~taken, iou, 0.0)
+        if shows is not None and np.any(shows[d] & (free >= MATCH_IOU)):
+            free = np.where(shows[d], free, 0.0)
         if free.size and free.max() >= MATCH_IOU:
             took[d] = int(free.argmax())
             taken[took[d]] = True
         elif not (iou.size and np.any((iou >= MATCH_IOU) & ~target)):
             false += 1
     return took, false
+
+
+def anchors_show(anchors: np.ndarray, owner: np.ndarray, cards: list[int]) -> np.ndarray:
+    """(detections × cards) whether each detection's anchor (frame px) lies on what shows
+    of each card (`cards`: their indices in the renderer's `owner` map), for `match`."""
+    h, w = owner.shape
+    points = np.rint(np.asarray(anchors, np.float64).reshape(-1, 2)).astype(np.int64)
+    on = owner[np.clip(points[:, 1], 0, h - 1), np.clip(points[:, 0], 0, w - 1)]
+    return on[:, None] == np.asarray(cards, np.int64).reshape(1, -1)
 
 
 class Scored:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from models.detect_data import MIN_VISIBLE, ROLES, make_detector_data, scene_targets
-from models.detect_train import match
+from models.detect_train import anchors_show, match
 from vision.camera import Camera, fit_distance
 from vision.detect import (
     Boxes,
@@ -153,7 +153,7 @@ def test_the_frame_is_scaled_to_512_and_padded_to_32(size):
 
 def test_empty_boxes_make_no_quads():
     empty = Boxes(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0), np.zeros(0), np.zeros(0),
-                  np.zeros(0))
+                  np.zeros(0), np.zeros((0, 2)))
     assert empty.quads().shape == (0, 4, 2)
 
 
@@ -207,3 +207,18 @@ def test_matching_takes_each_card_once_best_detection_first():
     target = np.array([True, True, False])
     took, false = match(np.array([1, 0, 2, 3]), overlaps, target)
     assert took.tolist() == [-1, 0, -1, -1] and false == 2  # 0 is a duplicate, 3 is stray
+
+
+def test_matching_gives_a_box_the_card_its_anchor_lies_on():
+    # a marker tucked under a minion: both boxes overlap both cards, and IoU alone would give
+    # the minion's box (anchor on the minion, pixel (5, 5)) to the marker
+    owner = np.full((20, 30), -1, np.int16)
+    owner[:, :20] = 3  # the minion, card 3 of the scene, shows here
+    owner[:, 20:] = 1  # a sliver of the marker, card 1
+    anchors = np.array([[25.0, 10.0], [5.0, 5.0]])  # the marker's box is the surer one
+    shows = anchors_show(anchors, owner, [1, 3])
+    assert shows.tolist() == [[True, False], [False, True]]
+    overlaps = np.array([[0.8, 0.9], [0.9, 0.8]])  # boxes × (marker, minion)
+    target = np.array([True, True])
+    assert match(np.array([0, 1]), overlaps, target)[0].tolist() == [1, 0]
+    assert match(np.array([0, 1]), overlaps, target, shows)[0].tolist() == [0, 1]

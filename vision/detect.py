@@ -188,6 +188,7 @@ class Boxes:
     scores: np.ndarray  # (N,) heatmap peak
     face_up: np.ndarray  # (N,) probability
     off_centre: np.ndarray  # (N,) anchor to centre over the short side: 0 in full view
+    anchors: np.ndarray  # (N, 2) the heatmap peaks: the middle of what shows of each card
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -197,7 +198,8 @@ class Boxes:
 
     def take(self, index: np.ndarray) -> Boxes:
         return Boxes(self.centres[index], self.sizes[index], self.angles[index],
-                     self.scores[index], self.face_up[index], self.off_centre[index])
+                     self.scores[index], self.face_up[index], self.off_centre[index],
+                     self.anchors[index])
 
 
 def peaks(heat: np.ndarray, threshold: float, limit: int = 300) -> tuple[np.ndarray, ...]:
@@ -216,12 +218,13 @@ def decode(heat: np.ndarray, boxes: np.ndarray, threshold: float,
     (probabilities, not logits), to boxes in input px; no NMS yet."""
     rows, cols = peaks(heat, threshold, limit)
     values = boxes[:, rows, cols].astype(np.float64)  # (7, N)
+    anchors = cell_to_input(np.stack([cols, rows], axis=1).astype(np.float64))
     centres = cell_to_input(np.stack([cols + values[0], rows + values[1]], axis=1))
     sizes = np.exp(np.clip(values[2:4].T, -3.0, 6.0)) * STRIDE
     # the anchor is the middle of what shows, so it sits at the centre of a card in full view
     off_centre = np.hypot(values[0], values[1]) * STRIDE / sizes[:, 1]
     return Boxes(centres, sizes, decode_angle(values[4:6].T), heat[rows, cols].astype(
-        np.float64), values[6], off_centre)
+        np.float64), values[6], off_centre, anchors)
 
 
 def in_clear_view(overlaps: np.ndarray, off_centre: np.ndarray) -> np.ndarray:
@@ -281,19 +284,21 @@ class CardDetector:
                timestamp: float = 0.0, zooms: tuple[float, ...] = (1.0,)) -> Observation:
         """The cards in a BGR frame: quads in the frame's px (clockwise, first edge short),
         orientation to the image or, given the image -> table mm homography, to the table;
-        extra columns `score` (detector), `face_up` (probability), `off_centre` (see `Boxes`)
-        and `clear` (`in_clear_view`). Cards are UNKNOWN until classified. Several `zooms`
-        (see `prepare`) suit photos whose card size is not known: their detections are
-        pooled, and a card found at two zooms kept once."""
+        extra columns `score` (detector), `face_up` (probability), `off_centre` and `anchor`
+        (frame px; see `Boxes`) and `clear` (`in_clear_view`). Cards are UNKNOWN until
+        classified. Several `zooms` (see `prepare`) suit photos whose card size is not known:
+        their detections are pooled, and a card found at two zooms kept once."""
         columns = {"score": [], "face_up": [], "off_centre": []}
-        quads = []
+        quads, anchors = [], []
         for zoom in zooms:
             found, box, overlaps = self.boxes(frame, zoom)
             quads.append(box.to_frame(found.quads()).reshape(-1, 4, 2))
             for name, values in columns.items():
                 values.append(getattr(found, "scores" if name == "score" else name))
+            anchors.append(box.to_frame(found.anchors).reshape(-1, 2))
         quads = np.concatenate(quads)
         extra = {name: np.concatenate(values) for name, values in columns.items()}
+        extra["anchor"] = np.concatenate(anchors)
         if len(zooms) > 1:  # overlaps across zooms, to pool them and for clear view
             overlaps = iou_matrix(quads, quads)
             keep = rotated_nms(None, extra["score"], ZOOM_MERGE_IOU, overlaps)
