@@ -25,8 +25,11 @@ UNKNOWN = "UNKNOWN"
 BACK = "BACK"
 MODEL = Path(__file__).resolve().parents[1] / "models" / "card_classifier.onnx"
 # The detector's face-up probability is held to odds of at most 1:SIDE_ODDS either way, so
-# that neither expert alone can make a confident answer out of the other's doubt.
+# that neither expert alone can make a confident answer out of the other's doubt. On a card
+# not in clear view the detector, which sees what shows, is trusted further: the classifier
+# sees the whole quad and reads the card on top.
 SIDE_ODDS = 100
+COVERED_SIDE_ODDS = 1000
 
 
 @dataclass(frozen=True)
@@ -69,15 +72,15 @@ class CardClassifier:
         `score`, the detector's, if given: below `min_score` nothing is named, as what is
         there may be no card (a hero card, a hand) and pass for a back."""
         probabilities = self.probabilities(cards).astype(np.float64)
-        if face_up is not None and len(probabilities):
-            least = 1 / (1 + SIDE_ODDS)
+        n = len(probabilities)
+        clear = np.ones(n, bool) if clear is None else np.asarray(clear, bool)
+        if face_up is not None and n:
+            least = 1 / (1 + np.where(clear, SIDE_ODDS, COVERED_SIDE_ODDS))
             up = np.clip(np.asarray(face_up, np.float64), least, 1 - least)[:, None]
             side = np.where(np.arange(len(self.classes)) == self.classes.index(BACK), 1 - up, up)
             probabilities *= side
             probabilities /= probabilities.sum(axis=1, keepdims=True)
         found = []
-        n = len(probabilities)
-        clear = np.ones(n, bool) if clear is None else np.asarray(clear, bool)
         sure_of_card = np.ones(n, bool) if score is None else np.asarray(score) >= self.min_score
         for row, in_view, card_there in zip(probabilities, clear, sure_of_card, strict=True):
             best = int(row.argmax())
