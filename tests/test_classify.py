@@ -104,3 +104,21 @@ def test_the_detectors_face_up_opinion_is_a_second_expert(classifier):
             assert n.card in (UNKNOWN, t) and n.confidence <= a.confidence + 1e-6
     named = [y.card != UNKNOWN for y in agreed]
     assert sum(named) >= sum(a.card != UNKNOWN for a in alone)
+
+
+def test_off_clear_view_the_detectors_side_weighs_more(classifier):
+    # a card not in clear view is read whole by the classifier, which then sees the card on
+    # top; the detector sees what shows, so its face-up opinion counts for more there
+    cards = _scene_cards(REPORT["held_out_designs"][2], (1920, 1080))
+    crops = np.stack([classifier.rectify_quads(image, c.quad[None])[0] for image, c in cards])
+    disputed = np.float32([0.001 if c.face_up else 0.999 for _, c in cards])
+    in_view = classifier.predict(crops, disputed, clear=np.ones(len(crops), bool))
+    covered = classifier.predict(crops, disputed, clear=np.zeros(len(crops), bool))
+    weaker = 0
+    for v, c, (_, card) in zip(in_view, covered, cards, strict=True):
+        if c.best == card.card:  # the classifier still wins, by less
+            assert v.best == card.card and c.confidence <= v.confidence + 1e-9
+            weaker += c.confidence < v.confidence - 1e-6
+        else:
+            weaker += 1
+    assert weaker >= len(cards) // 2
