@@ -72,7 +72,7 @@ def image_tensor(images: np.ndarray):  # -> torch.Tensor
 
 def load_weights(model, path: Path | None) -> None:
     """Start `model` from a checkpoint that `save_weights` wrote, or from an exported model
-    (`from_onnx`), if given: a warm start, whose batch norms stay frozen (`freeze_norms`)."""
+    (`from_onnx`), if given: a warm start, whose batch norms stay frozen (`train_mode`)."""
     if path is None:
         return
     if path.suffix == ".onnx":
@@ -88,8 +88,9 @@ def from_onnx(model, path: Path) -> None:
     """Start `model` from its exported ONNX, for the models shipped before trainings saved
     their weights. The export folded each batch norm into its convolution, so each
     convolution takes its folded weights and bias and its batch norm becomes an identity, to
-    stay frozen (`freeze_norms`). A node's name is its module's path (`/net/corner/corner.0/
-    corner.0.0/Conv`; a shared module called twice gives `corner.0.0_1`, the same weights)."""
+    stay frozen (`train_mode`). A node's name is its module's path (`/net/corner/corner.0/
+    corner.0.0/Conv`; a shared module called twice gives `corner.0.0_1`, the same weights;
+    a model that is a bare `Sequential` gives `net.0.0`, module `0.0`)."""
     import onnx
     import torch
     from onnx import numpy_helper
@@ -100,7 +101,7 @@ def from_onnx(model, path: Path) -> None:
     folded = {}
     for node in graph.node:
         if node.op_type == "Conv" and node.input[1].startswith("onnx::"):
-            name = re.sub(r"_\d+$", "", node.name.split("/")[-2])
+            name = re.sub(r"_\d+$", "", node.name.split("/")[-2]).removeprefix("net.")
             if name not in folded:
                 folded[name] = [weights[i] for i in node.input[1:]]
     with torch.no_grad():
@@ -134,14 +135,16 @@ def earlier_run(init: Path | None) -> dict | None:
                                     "train_seconds", "lr", "continued_from") if k in earlier}
 
 
-def freeze_norms(model) -> None:
-    """Keep the batch norms' statistics as a warm start found them (call after
-    `model.train()`): an exported model's were folded away (`from_onnx`)."""
+def train_mode(model, warm_start: bool) -> None:
+    """`model.train()`, but after a warm start the batch norms keep the statistics they
+    started from: an exported model's were folded away (`from_onnx`)."""
     import torch
 
-    for module in model.modules():
-        if isinstance(module, torch.nn.BatchNorm2d):
-            module.eval()
+    model.train()
+    if warm_start:
+        for module in model.modules():
+            if isinstance(module, torch.nn.BatchNorm2d):
+                module.eval()
 
 
 def save_weights(model, onnx_path: Path) -> Path:

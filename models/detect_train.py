@@ -30,13 +30,13 @@ from .common import (
     CALIBRATION_FAMILIES,
     HELD_OUT_FAMILIES,
     earlier_run,
-    freeze_norms,
     image_tensor,
     load_weights,
     progress_bar,
     run_arguments,
     save_weights,
     start_training,
+    train_mode,
 )
 from .detect_data import MARKER_ROLES, MIN_VISIBLE, ROLES, make_detector_data
 
@@ -143,7 +143,7 @@ def losses(heat_logit, box_out, heat, boxes, mask) -> tuple:
 
 
 def train(model, images: np.ndarray, targets: dict, epochs: int, seed: int,
-          lr: float = 2e-3, frozen_norms: bool = False) -> None:
+          lr: float = 2e-3, warm_start: bool = False) -> None:
     import torch
 
     torch.manual_seed(seed)
@@ -154,9 +154,7 @@ def train(model, images: np.ndarray, targets: dict, epochs: int, seed: int,
                                                    pct_start=0.15)
     step = 0
     for epoch in range(epochs):
-        model.train()
-        if frozen_norms:
-            freeze_norms(model)
+        train_mode(model, warm_start)
         order = rng.permutation(len(images))
         started, running = time.perf_counter(), None
         batches = max(1, len(order) // BATCH)
@@ -391,7 +389,7 @@ def main() -> None:
     load_weights(model, args.init)
     started = time.perf_counter()
     train(model, images, targets, args.epochs, args.seed, args.lr,
-          frozen_norms=args.init is not None)
+          warm_start=args.init is not None)
     train_seconds = time.perf_counter() - started
 
     cal_images, cal_targets = make_detector_data(args.seed + 1, calibration_designs, args.eval,

@@ -38,6 +38,7 @@ from .common import (
     run_arguments,
     save_weights,
     start_training,
+    train_mode,
 )
 from .detect_data import MIN_VISIBLE
 from .detect_train import match
@@ -117,7 +118,8 @@ def half_turn(offsets):
     return -torch.roll(offsets.reshape(-1, 4, 2), 2, dims=1).reshape(-1, 8)
 
 
-def train(model, cuts: np.ndarray, offsets: np.ndarray, epochs: int, seed: int) -> None:
+def train(model, cuts: np.ndarray, offsets: np.ndarray, epochs: int, seed: int,
+          warm_start: bool = False) -> None:
     import torch
 
     torch.manual_seed(seed)
@@ -126,7 +128,7 @@ def train(model, cuts: np.ndarray, offsets: np.ndarray, epochs: int, seed: int) 
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, 2e-3, total_steps=steps)
     order_rng = np.random.default_rng(seed)
     for epoch in range(epochs):
-        model.train()
+        train_mode(model, warm_start)
         order = order_rng.permutation(len(cuts))
         total, seen, started = 0.0, 0, time.perf_counter()
         for start in range(0, len(order) - BATCH + 1, BATCH):
@@ -249,7 +251,7 @@ def main() -> None:
         model = build_model()
         load_weights(model, args.init)
         started = time.perf_counter()
-        train(model, cuts, offsets, args.epochs, args.seed)
+        train(model, cuts, offsets, args.epochs, args.seed, warm_start=args.init is not None)
         train_seconds = time.perf_counter() - started
         export(model, args.out)
         save_weights(model, args.out)

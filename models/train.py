@@ -25,7 +25,6 @@ from vision.cardart import CARD_CLASSES
 from .common import (
     HELD_OUT_FAMILIES,
     earlier_run,
-    freeze_norms,
     image_tensor,
     in_chunks,
     load_weights,
@@ -33,6 +32,7 @@ from .common import (
     run_arguments,
     save_weights,
     start_training,
+    train_mode,
 )
 from .synth import INPUT_PX, batch
 
@@ -85,7 +85,7 @@ def build_model(classes: int):  # -> torch.nn.Module (torch is imported lazily: 
 
 
 def train(model, images: np.ndarray, labels: np.ndarray, epochs: int, seed: int,
-          lr: float = 3e-3, frozen_norms: bool = False) -> None:
+          lr: float = 3e-3, warm_start: bool = False) -> None:
     import torch
 
     torch.manual_seed(seed)
@@ -98,9 +98,7 @@ def train(model, images: np.ndarray, labels: np.ndarray, epochs: int, seed: int,
     order_rng = np.random.default_rng(seed)
     step = 0
     for epoch in range(epochs):
-        model.train()
-        if frozen_norms:
-            freeze_norms(model)
+        train_mode(model, warm_start)
         order = order_rng.permutation(len(images))
         seen, correct, started = 0, 0, time.perf_counter()
         for start in range(0, len(order) - 127, 128):
@@ -210,7 +208,7 @@ def main() -> None:
     load_weights(model, args.init)
     started = time.perf_counter()
     train(model, images, labels, args.epochs, args.seed, args.lr,
-          frozen_norms=args.init is not None)
+          warm_start=args.init is not None)
     train_seconds = time.perf_counter() - started
 
     temperature = fit_temperature(logits_of(model, cal_images), cal_labels)

@@ -45,7 +45,7 @@ ZOOM_MERGE_IOU = 0.6  # one card found at two zooms: its boxes overlap at least 
 # card's box covers half of it. Only there can a face be read without the card on top
 # passing for it (see `vision.classify`). Within a quarter of the short side: on rendered
 # tables the anchor of nine in ten cards in full view lies within 0.22 (one output cell is
-# 0.1 of a card 85 px wide at 720p), and that of nine in ten cards three-quarters covered
+# 0.12 of a card 85 px wide at 720p), and that of nine in ten cards three-quarters covered
 # lies beyond 0.27.
 CLEAR_OFF_CENTRE = 0.25  # of the short side
 CLEAR_OVERLAP = 0.5  # IoU with any other detection
