@@ -5,8 +5,9 @@ and fans of face-down markers each count. The network input is the frame as
 `vision.detect.prepare` makes it (long side 512 px); the outputs come every 4 input px (a
 cell). Per target card:
 
-- **anchor**: the cell of the most interior visible pixel of the card (the maximum of the
-  distance transform of the pixels the renderer says are that card's), not the card's centre:
+- **anchor**: the cell of the most interior visible pixel of the card (the middle of the
+  ridge where the distance transform of the pixels the renderer says are that card's peaks:
+  `ridge_middle`), not the card's centre:
   the centres of a minion and of the markers under it, or of a fan, are a cell or two apart,
   what shows of each is not. A cell already taken by another card is skipped for the card's
   next best pixel, so every card gets its own cell.
@@ -44,6 +45,8 @@ from vision.scene import Scene
 
 from .common import in_chunks
 
+# pixels this close to the deepest of a card's visible part count as its ridge
+RIDGE_PX, RIDGE_SHARE = 1.5, 0.1
 MIN_VISIBLE = 0.03  # a card showing less than this is not a target (nor a false positive)
 MARKER_ROLES = ("armor", "damage", "durability", "buff", "token")
 ROLES = ("minion", "weapon", "spell_buff", "secret", "deck", "discard", "held", "in_hand",
@@ -79,6 +82,24 @@ def _gaussian(heatmap: np.ndarray, row: int, col: int, radius: int) -> None:
     yy, xx = np.mgrid[y0:y1, x0:x1]
     g = np.exp(-((yy - row) ** 2 + (xx - col) ** 2) / (2 * sigma * sigma))
     np.maximum(heatmap[y0:y1, x0:x1], g, out=heatmap[y0:y1, x0:x1])
+
+
+def ridge_middle(depth: np.ndarray, points: np.ndarray, free: np.ndarray) -> int:
+    """Index of the anchor among a card's visible pixels: the middle of the deepest ones.
+
+    The distance transform of a rectangle peaks on a ridge, not a point: a card in full view
+    is deepest all along a segment of its long axis (its length the difference of the sides,
+    0.4 of the short side), a sliver all along its length. Any one pixel of it is as deep as
+    the next, so the deepest pixel is an arbitrary pick the network cannot learn to place;
+    it learns a smear instead, with low peaks and two maxima on one card. The pixel nearest
+    the mean of the ridge is a definite point: a full card's centre, a strip's middle.
+    `points` are the pixels (frame px); `free` marks those whose cell no other card has
+    taken."""
+    deepest = float(depth[free].max())
+    ridge = free & (depth >= deepest - max(RIDGE_PX, RIDGE_SHARE * deepest))
+    middle = points[ridge].mean(axis=0)
+    gap = np.where(ridge, np.hypot(*(points - middle).T), np.inf)
+    return int(np.argmin(gap))
 
 
 def marker_fans(result: RenderResult, targets: list[int]) -> dict[int, int]:
@@ -117,7 +138,8 @@ def scene_targets(result: RenderResult, long_side: int = LONG_SIDE) -> SceneTarg
 
     seen = [i for i, c in enumerate(result.cards) if c.visible > 0]
     targets = [i for i in seen if result.cards[i].visible >= MIN_VISIBLE]
-    candidates = []  # (thickness, index, cells, distances) of each target's visible pixels
+    # (thickness, index, cells, distances, frame px) of each target's visible pixels
+    candidates = []
     for i in targets:
         quad = result.cards[i].quad
         x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int), 0)
@@ -129,16 +151,16 @@ def scene_targets(result: RenderResult, long_side: int = LONG_SIDE) -> SceneTarg
         if not len(ys):
             continue
         d = dist[ys, xs]
-        cells = np.rint(input_to_cell(box.to_input(np.stack([xs + x0, ys + y0], 1)))).astype(
-            int)
+        pixels = np.stack([xs + x0, ys + y0], 1)
+        cells = np.rint(input_to_cell(box.to_input(pixels))).astype(int)
         cells = np.clip(cells, 0, [out_w - 1, out_h - 1])
-        candidates.append((float(d.max()), i, cells, d))
+        candidates.append((float(d.max()), i, cells, d, pixels))
 
     anchors = {}
     # the most visible cards choose first; ties by index, so the result is deterministic
-    for _, i, cells, d in sorted(candidates, key=lambda t: (-t[0], t[1])):
+    for _, i, cells, d, pixels in sorted(candidates, key=lambda t: (-t[0], t[1])):
         free = ~taken[cells[:, 1], cells[:, 0]]
-        pick = int(np.argmax(np.where(free, d, -1.0))) if free.any() else int(np.argmax(d))
+        pick = ridge_middle(d, pixels, free if free.any() else np.ones_like(free))
         col, row = (int(v) for v in cells[pick])
         taken[row, col] = True
         anchors[i] = (row, col)

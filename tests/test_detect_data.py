@@ -104,6 +104,28 @@ def test_angle_encoding_round_trips_and_a_half_turn_is_the_same_card():
         assert np.linalg.norm(quad[1] - quad[0]) < np.linalg.norm(quad[2] - quad[1])
 
 
+@pytest.mark.parametrize("angle", [0.0, 17.0, 90.0, 128.0])
+def test_a_card_in_full_view_is_anchored_at_its_centre(angle):
+    # the distance transform peaks all along a ridge of the long axis; any pixel of it
+    # would do as its deepest, but only the middle is a point the network can learn
+    result = render(table([PlacedCard("QH", (400, 280), angle, True)]))
+    t = scene_targets(result)
+    (row, col), = t.anchor
+    centre = input_to_cell(letterbox((1280, 720)).to_input(result.cards[0].quad).mean(axis=0))
+    assert np.hypot(*(centre - [col, row])) <= 0.75  # the nearest cell to it
+
+
+def test_a_strip_that_shows_is_anchored_at_its_middle():
+    # a marker tucked lengthwise under a minion, a strip of it out at one side
+    result = render(table([PlacedCard("7D", (470, 300), 0.0, False, z=0.0, role="damage"),
+                           PlacedCard("8D", (450, 300), 0.0, True, z=1.0, role="minion")]))
+    t = scene_targets(result)
+    marker = t.anchor[0]
+    ys, xs = np.nonzero(result.owner == 0)
+    middle = input_to_cell(letterbox((1280, 720)).to_input(np.array([xs.mean(), ys.mean()])))
+    assert np.hypot(*(middle - marker[::-1])) <= 1.0
+
+
 def test_a_fully_hidden_card_has_no_peak():
     result = render(table([PlacedCard("2C", (450, 300), 10.0, False, z=0.0),
                            PlacedCard("3C", (450, 300), 10.0, True, z=1.0),
