@@ -163,8 +163,10 @@ def render_detector(report: dict) -> str:
 
 `card_detector.onnx` finds every card in a frame (`vision.detect.CardDetector`): a
 CenterNet-style network on the frame scaled to {report['input_long_side']} px on its long
-side, an anchor heatmap every {report['stride']} input px on the visible part of each card,
-and at each anchor the whole card's rotated box and face-up probability.
+side, an anchor heatmap every {report['stride']} input px on the visible part of each card
+(at the middle of the ridge of its distance transform, `models.detect_data.ridge_middle`;
+the runs before seed 4 took any deepest pixel), and at each anchor the whole card's rotated
+box and face-up probability.
 {report['parameters']:,} parameters, {report['gmac_512x288']} GMAC at 512 × 288,
 {report['onnx_bytes'] / 1024:.0f} KB, {report['onnx']['ms_one_thread']} ms a frame on one
 thread. Score threshold {report['score_threshold']}, rotated-box NMS at IoU

@@ -105,13 +105,15 @@ def main() -> None:
         sys.exit("no cards found in the scenes: is the detector shipped?")
     trained = float(report.get("threshold_trained", report["threshold"]))
     # what lies on no card is named only where the detector is sure of a card: the score
-    # under which nothing is named is the one that leaves the most cards answered
+    # under which nothing is named is the one that leaves the most cards answered and names
+    # nothing on no card (a hero card lies there all game: named once, named every frame)
     fits = {score: fit(rows[rows[:, 5] >= score], trained) for score in SCORE_GRID}
     named = {score: np.zeros(len(rows), bool) for score in SCORE_GRID}
     for score, (_, answered) in fits.items():
         named[score][rows[:, 5] >= score] = answered
     right, back, clear, stray = (rows[:, k].astype(bool) for k in (1, 2, 3, 4))
-    score = max(SCORE_GRID, key=lambda s: (named[s] & ~stray).sum())
+    clean = [s for s in SCORE_GRID if not (named[s] & stray).any()] or [max(SCORE_GRID)]
+    score = max(clean, key=lambda s: (named[s] & ~stray).sum())
     thresholds, answered = fits[score][0], named[score]
     kinds = {"face": ~back & clear & ~stray, "covered_face": ~back & ~clear & ~stray,
              "back": back & ~stray}
