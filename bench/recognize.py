@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from models.common import split_designs
 from models.detect_data import MIN_VISIBLE, ROLES, marker_fans
-from models.detect_train import Scored, anchors_show, match, scene_record
+from models.detect_train import Scored, match_found, scene_record
 from models.threshold import STRAY_IOU
 from vision.classify import UNKNOWN
 from vision.layout import random_scene
@@ -67,8 +67,8 @@ def run(recognizer: Recognizer, designs: list[str], size: tuple[int, int], scene
         started = time.perf_counter()
         obs = recognizer.observe(result.image, np.linalg.inv(result.homography))
         times.append(time.perf_counter() - started)
-        cards = [c for c in result.cards if c.visible > 0]
         index = [i for i, c in enumerate(result.cards) if c.visible > 0]
+        cards = [result.cards[i] for i in index]
         fans = marker_fans(result, [i for i in index if result.cards[i].visible >= MIN_VISIBLE])
         record = scene_record(
             obs.extra["score"], obs.quads, np.float32([c.quad for c in cards]).reshape(-1, 4, 2),
@@ -76,9 +76,7 @@ def run(recognizer: Recognizer, designs: list[str], size: tuple[int, int], scene
             np.int8([ROLES.index(c.role) if c.role in ROLES else len(ROLES) - 1 for c in cards]),
             np.int16([fans.get(i, -1) for i in index]))
         records.append(record)
-        order = np.argsort(-obs.extra["score"], kind="stable")
-        took, _ = match(order, record["cards"], record["visible"] >= MIN_VISIBLE,
-                        anchors_show(obs.extra["anchor"], result.owner, index))
+        took = match_found(obs, result, index, record["cards"])
         for d in np.nonzero(took >= 0)[0]:
             card = cards[took[d]]
             if card.role not in ANY_ANGLE:

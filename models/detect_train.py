@@ -25,6 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from vision.detect import CHANNELS, LONG_SIDE, MULTIPLE, STRIDE, decode, iou_matrix, rotated_nms
+from vision.observation import Observation
+from vision.render import RenderResult
 
 from .common import (
     CALIBRATION_FAMILIES,
@@ -248,6 +250,19 @@ def anchors_show(anchors: np.ndarray, owner: np.ndarray, cards: list[int]) -> np
     points = np.rint(np.asarray(anchors, np.float64).reshape(-1, 2)).astype(np.int64)
     on = owner[np.clip(points[:, 1], 0, h - 1), np.clip(points[:, 0], 0, w - 1)]
     return on[:, None] == np.asarray(cards, np.int64).reshape(1, -1)
+
+
+def match_found(obs: Observation, result: RenderResult, index: list[int],
+                overlaps: np.ndarray) -> np.ndarray:
+    """Which of a rendered scene's cards (positions in `index`, the indices of the cards that
+    show) each of the recognizer's detections found, -1 for none: best-scored first, a card
+    whose visible part holds the detection's anchor first (`match`, `anchors_show`).
+    `overlaps` is the detections' IoU with those cards."""
+    visible = np.float32([result.cards[i].visible for i in index])
+    took, _ = match(np.argsort(-obs.extra["score"], kind="stable"), overlaps,
+                    visible >= MIN_VISIBLE, anchors_show(obs.extra["anchor"], result.owner,
+                                                         index))
+    return took
 
 
 class Scored:

@@ -30,8 +30,7 @@ from vision.pipeline import Recognizer
 from vision.render import render
 
 from .common import in_chunks, split_designs
-from .detect_data import MIN_VISIBLE
-from .detect_train import anchors_show, match
+from .detect_train import match_found
 from .train import MAX_CONFIDENT_ERRORS, pick_threshold
 
 SIZES = ((1280, 720), (1920, 1080))  # alternating, scene by scene
@@ -54,12 +53,8 @@ def detector_cuts(seed: int, count: int, designs: list[str], classifier: str) ->
         obs = recognizer.observe(result.image, np.linalg.inv(result.homography))
         index = [i for i, c in enumerate(result.cards) if c.visible > 0]
         cards = [result.cards[i] for i in index]
-        quads = np.float32([c.quad for c in cards]).reshape(-1, 4, 2)
-        visible = np.float32([c.visible for c in cards])
-        overlaps = iou_matrix(obs.quads, quads)
-        took, _ = match(np.argsort(-obs.extra["score"], kind="stable"), overlaps,
-                        visible >= MIN_VISIBLE, anchors_show(obs.extra["anchor"], result.owner,
-                                                             index))
+        overlaps = iou_matrix(obs.quads, np.float32([c.quad for c in cards]).reshape(-1, 4, 2))
+        took = match_found(obs, result, index, overlaps)
         for d in np.nonzero(took >= 0)[0]:
             best = obs.extra["best"][d]
             rows.append((obs.confidence[d], best == cards[took[d]].card, best == BACK,
