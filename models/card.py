@@ -166,7 +166,8 @@ CenterNet-style network on the frame scaled to {report['input_long_side']} px on
 side, an anchor heatmap every {report['stride']} input px on the visible part of each card
 (at the middle of the ridge of its distance transform, `models.detect_data.ridge_middle`;
 the runs before seed 4 took any deepest pixel), and at each anchor the whole card's rotated
-box and face-up probability.
+box and face-up probability; from the run of seed 8 on, at every cell on a card, a vote for
+its anchor, so that cells voting for one anchor are one card (`vision.detect.decode`).
 {report['parameters']:,} parameters, {report['gmac_512x288']} GMAC at 512 × 288,
 {report['onnx_bytes'] / 1024:.0f} KB, {report['onnx']['ms_one_thread']} ms a frame on one
 thread. Score threshold {report['score_threshold']}, rotated-box NMS at IoU

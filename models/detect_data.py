@@ -13,9 +13,15 @@ cell). Per target card:
   next best pixel, so every card gets its own cell.
 - **heatmap**: a Gaussian at the anchor (CenterNet), its radius from how thick the visible
   part is: a whole card gets radius 2, a thin sliver a single cell.
-- **boxes** at the anchor cell (channels `vision.detect.CHANNELS`): the offset from the cell
+- **boxes** at the anchor cell (channels `vision.detect.BOX_CHANNELS`): the offset from the cell
   to the full card's centre (hidden part included: that is what lets rectification work),
   the log of its long and short side, the long side's angle as (cos 2θ, sin 2θ), face up.
+- **votes** at every cell a target's visible part owns (most of its pixels there, or its
+  anchor): the offset from the cell to that card's anchor. Neighbouring peaks are one card
+  when they vote for one anchor and two when each votes for itself: the heatmap alone cannot
+  tell a card's second peak from the marker a cell away (`vision.detect.decode`). A cell
+  weighs what the heatmap does there (the decoder reads votes only where the heat is high),
+  scaled to 1 a card, so a sliver counts as much as a whole card.
 
 Everything is in cells (input px / 4) and reproducible from the seed.
 """
@@ -30,7 +36,7 @@ import cv2
 import numpy as np
 
 from vision.detect import (
-    CHANNELS,
+    BOX_CHANNELS,
     LONG_SIDE,
     MULTIPLE,
     STRIDE,
@@ -47,6 +53,7 @@ from .common import in_chunks
 
 # pixels this close to the deepest of a card's visible part count as its ridge
 RIDGE_PX, RIDGE_SHARE = 1.5, 0.1
+OWN_SHARE = 0.25  # of a cell's pixels, for a card to own the cell (votes)
 MIN_VISIBLE = 0.03  # a card showing less than this is not a target (nor a false positive)
 MARKER_ROLES = ("armor", "damage", "durability", "buff", "token")
 ROLES = ("minion", "weapon", "spell_buff", "secret", "deck", "discard", "held", "in_hand",
@@ -65,6 +72,8 @@ class SceneTargets:
     heatmap: np.ndarray  # (h, w) float32
     boxes: np.ndarray  # (7, h, w) float32, meaningful where mask
     mask: np.ndarray  # (h, w) bool: anchor cells
+    votes: np.ndarray  # (2, h, w) float32: cell to its owner's anchor, where vote_weight > 0
+    vote_weight: np.ndarray  # (h, w) float32: the heat of owned cells, 1 a card; else 0
     quads: np.ndarray  # (n, 4, 2) float32, input px, first edge short
     visible: np.ndarray  # (n,) float32
     face_up: np.ndarray  # (n,) bool
@@ -102,6 +111,22 @@ def ridge_middle(depth: np.ndarray, points: np.ndarray, free: np.ndarray) -> int
     return int(np.argmin(gap))
 
 
+def _votes(owner: np.ndarray, anchors: dict[int, tuple[int, int]], heatmap: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """(2, h, w) offsets from each owned cell to its card's anchor, in cells, and the cells'
+    weights: the heatmap's, as the decoder only reads votes where the heat is high, scaled
+    to 1 a card (0 where no target owns the cell)."""
+    votes = np.zeros((2, *owner.shape), np.float32)
+    weight = np.zeros(owner.shape, np.float32)
+    rows, cols = np.mgrid[:owner.shape[0], :owner.shape[1]]
+    for i, (row, col) in anchors.items():
+        mine = owner == i
+        votes[0][mine] = col - cols[mine]
+        votes[1][mine] = row - rows[mine]
+        weight[mine] = heatmap[mine] / heatmap[mine].sum()
+    return votes, weight
+
+
 def marker_fans(result: RenderResult, targets: list[int]) -> dict[int, int]:
     """Marker cards grouped by role and overlap on the table: card index -> group id."""
     markers = [i for i in targets if result.cards[i].role in MARKER_ROLES]
@@ -132,9 +157,11 @@ def scene_targets(result: RenderResult, long_side: int = LONG_SIDE) -> SceneTarg
     image, box = prepare(result.image, long_side, MULTIPLE)
     out_h, out_w = box.padded[1] // STRIDE, box.padded[0] // STRIDE
     heatmap = np.zeros((out_h, out_w), np.float32)
-    boxes = np.zeros((len(CHANNELS), out_h, out_w), np.float32)
+    boxes = np.zeros((len(BOX_CHANNELS), out_h, out_w), np.float32)
     taken = np.zeros((out_h, out_w), bool)
     cell_per_px = float(np.mean(box.scale)) / STRIDE
+    owner = np.full((out_h, out_w), -1, np.int64)
+    owner_count = np.zeros((out_h, out_w), np.int64)
 
     seen = [i for i, c in enumerate(result.cards) if c.visible > 0]
     targets = [i for i in seen if result.cards[i].visible >= MIN_VISIBLE]
@@ -155,6 +182,11 @@ def scene_targets(result: RenderResult, long_side: int = LONG_SIDE) -> SceneTarg
         cells = np.rint(input_to_cell(box.to_input(pixels))).astype(int)
         cells = np.clip(cells, 0, [out_w - 1, out_h - 1])
         candidates.append((float(d.max()), i, cells, d, pixels))
+        # the card owns a cell where its pixels are the most of any card's and a quarter
+        flat, counts = np.unique(cells[:, 1] * out_w + cells[:, 0], return_counts=True)
+        more = counts > owner_count.flat[flat]
+        owner_count.flat[flat[more]] = counts[more]
+        owner.flat[flat[more]] = i
 
     anchors = {}
     # the most visible cards choose first; ties by index, so the result is deterministic
@@ -171,11 +203,16 @@ def scene_targets(result: RenderResult, long_side: int = LONG_SIDE) -> SceneTarg
         _gaussian(heatmap, row, col, int(0.6 * d[pick] * cell_per_px))
     for row, col in anchors.values():
         heatmap[row, col] = 1.0  # exactly 1 at each anchor, whatever the neighbours drew
+    owner[owner_count < OWN_SHARE / (cell_per_px * cell_per_px)] = -1
+    for i, (row, col) in anchors.items():
+        owner[row, col] = i
+    votes, vote_weight = _votes(owner, anchors, heatmap)
 
     fans = marker_fans(result, list(anchors))
     cards = [result.cards[i] for i in seen]
     return SceneTargets(
-        image=image, heatmap=heatmap, boxes=boxes, mask=taken,
+        image=image, heatmap=heatmap, boxes=boxes, mask=taken, votes=votes,
+        vote_weight=vote_weight,
         quads=np.float32([box.to_input(c.quad) for c in cards]).reshape(-1, 4, 2),
         visible=np.float32([c.visible for c in cards]),
         face_up=np.array([c.face_up for c in cards], bool),
@@ -202,7 +239,10 @@ def _stack(items: list[SceneTargets]) -> tuple[np.ndarray, dict[str, np.ndarray]
             labels[name][k, :m] = getattr(t, name)[:m]
     targets = {"heatmap": np.stack([t.heatmap for t in items]).astype(np.float16),
                "boxes": np.stack([t.boxes for t in items]).astype(np.float16),
-               "mask": np.stack([t.mask for t in items]), **labels}
+               "mask": np.stack([t.mask for t in items]),
+               "votes": np.stack([t.votes for t in items]).astype(np.float16),
+               "vote_weight": np.stack([t.vote_weight for t in items]).astype(np.float16),
+               **labels}
     return np.stack([t.image for t in items]), targets
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 import warnings
 from collections import Counter
@@ -52,7 +53,7 @@ BATCH = 16
 
 def build_model():  # -> torch.nn.Module (torch is imported lazily: the train extra)
     """Stride-2 stages down to 1/16 (the context that tells a marker's sliver from a card
-    edge), a light FPN back up to 1/4, then 3×3 heads: 1 heatmap and 7 box channels."""
+    edge), a light FPN back up to 1/4, then 3×3 heads: 1 heatmap, 7 box and 2 vote channels."""
     import torch
     from torch import nn
 
@@ -114,19 +115,22 @@ def _batch(images: np.ndarray, targets: dict, index: np.ndarray, rng: np.random.
 
     x = image_tensor(images[index])
     heat = torch.from_numpy(targets["heatmap"][index].astype(np.float32))[:, None]
-    boxes = torch.from_numpy(targets["boxes"][index].astype(np.float32))
+    boxes = torch.from_numpy(np.concatenate([targets["boxes"][index], targets["votes"][index]],
+                                            axis=1).astype(np.float32))
     mask = torch.from_numpy(targets["mask"][index])[:, None]
+    weight = torch.from_numpy(targets["vote_weight"][index].astype(np.float32))[:, None]
     for dim, offset in ((3, 0), (2, 1)):
         if rng.random() < 0.5:
-            x, heat, boxes, mask = (t.flip(dim) for t in (x, heat, boxes, mask))
-            boxes[:, offset] *= -1
+            x, heat, boxes, mask, weight = (t.flip(dim) for t in (x, heat, boxes, mask, weight))
+            boxes[:, [offset, 7 + offset]] *= -1
             boxes[:, 5] *= -1
-    return x, heat, boxes, mask
+    return x, heat, boxes, mask, weight
 
 
-def losses(heat_logit, box_out, heat, boxes, mask) -> tuple:
-    """CenterNet's focal loss on the heatmap (α 2, β 4) and, at anchor cells, L1 on the
-    offset, log size and angle code and a binary cross-entropy on face up; each per card."""
+def losses(heat_logit, box_out, heat, boxes, mask, weight) -> tuple:
+    """CenterNet's focal loss on the heatmap (α 2, β 4); at anchor cells, L1 on the offset,
+    log size and angle code and a binary cross-entropy on face up; at the cells a card owns,
+    L1 on the votes, weighted to count each card once. Each per card."""
     import torch
     from torch.nn import functional
 
@@ -139,9 +143,10 @@ def losses(heat_logit, box_out, heat, boxes, mask) -> tuple:
               + (1 - pos) * (1 - heat) ** 4 * p ** 2 * log_not_p).sum() / n
     m = mask.expand_as(boxes[:, :6]).float()
     l1 = (torch.abs(box_out[:, :6] - boxes[:, :6]) * m).sum() / n
-    face = (functional.binary_cross_entropy_with_logits(box_out[:, 6:], boxes[:, 6:],
+    face = (functional.binary_cross_entropy_with_logits(box_out[:, 6:7], boxes[:, 6:7],
                                                         reduction="none") * mask).sum() / n
-    return focal, l1, face
+    votes = (torch.abs(box_out[:, 7:] - boxes[:, 7:]) * weight).sum() / n
+    return focal, l1, face, votes
 
 
 def train(model, images: np.ndarray, targets: dict, epochs: int, seed: int,
@@ -161,10 +166,11 @@ def train(model, images: np.ndarray, targets: dict, epochs: int, seed: int,
         started, running = time.perf_counter(), None
         batches = max(1, len(order) // BATCH)
         for b in range(batches):
-            x, heat, boxes, mask = _batch(images, targets, order[b * BATCH:(b + 1) * BATCH], rng)
+            x, heat, boxes, mask, weight = _batch(images, targets,
+                                                  order[b * BATCH:(b + 1) * BATCH], rng)
             heat_logit, box_out = model(x)
-            focal, l1, face = losses(heat_logit, box_out, heat, boxes, mask)
-            loss = focal + l1 + 0.5 * face
+            focal, l1, face, votes = losses(heat_logit, box_out, heat, boxes, mask, weight)
+            loss = focal + l1 + 0.5 * face + votes
             optimiser.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 10.0)
@@ -172,12 +178,30 @@ def train(model, images: np.ndarray, targets: dict, epochs: int, seed: int,
             if step < steps - 1:
                 schedule.step()
             step += 1
-            parts = np.array([focal.item(), l1.item(), face.item()])
+            parts = np.array([focal.item(), l1.item(), face.item(), votes.item()])
             running = parts if running is None else 0.95 * running + 0.05 * parts
             rate = (b + 1) * BATCH / (time.perf_counter() - started)
             progress_bar(f"ep {epoch + 1}", b + 1, batches,
                          f"heat {running[0]:.3f} box {running[1]:.3f} face {running[2]:.3f} "
-                         f"{rate:.1f} img/s")
+                         f"votes {running[3]:.3f} {rate:.1f} img/s")
+
+
+def load_detector_weights(model, path: Path | None) -> None:
+    """`load_weights`, but a checkpoint from before the vote channels starts them at zero
+    (its box head has fewer outputs; the rest of the network is the same)."""
+    if path is None or path.suffix == ".onnx":
+        load_weights(model, path)
+        return
+    import torch
+
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    for name, wanted in model.state_dict().items():
+        if name in state and wanted.dim() and state[name].shape[0] < wanted.shape[0]:
+            grown = torch.zeros_like(wanted)
+            grown[:state[name].shape[0]] = state[name]
+            state[name] = grown
+    model.load_state_dict(state)
+    print(f"weights from {path}", file=sys.stderr)
 
 
 def exported(model):  # -> torch.nn.Module
@@ -191,8 +215,8 @@ def exported(model):  # -> torch.nn.Module
 
         def forward(self, image: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
             heat, boxes = self.net(image / 255.0)
-            return torch.sigmoid(heat), torch.cat([boxes[:, :6], torch.sigmoid(boxes[:, 6:])],
-                                                  dim=1)
+            return torch.sigmoid(heat), torch.cat(
+                [boxes[:, :6], torch.sigmoid(boxes[:, 6:7]), boxes[:, 7:]], dim=1)
 
     return Shipped().eval()
 
@@ -401,7 +425,7 @@ def main() -> None:
     targets = {k: np.concatenate([p[1][k] for p in parts]) for k in parts[0][1]}
     del parts
     model = build_model()
-    load_weights(model, args.init)
+    load_detector_weights(model, args.init)
     started = time.perf_counter()
     train(model, images, targets, args.epochs, args.seed, args.lr,
           warm_start=args.init is not None)

@@ -5,21 +5,23 @@ from __future__ import annotations
 import numpy as np
 
 from vision.detect import (
+    group_by_votes,
     in_clear_view,
     iou_matrix,
     orientations,
-    peaks,
     quads_of_boxes,
     rotated_nms,
 )
 from vision.observation import SIDEWAYS, UPRIGHT
 
 
-def test_peaks_are_local_maxima_above_the_threshold_best_first():
-    heat = np.zeros((20, 30), np.float32)
-    heat[5, 5], heat[5, 6], heat[10, 20], heat[15, 3] = 0.9, 0.5, 0.95, 0.2
-    rows, cols = peaks(heat, 0.3)
-    assert list(zip(rows.tolist(), cols.tolist(), strict=True)) == [(10, 20), (5, 5)]
+def test_cells_voting_for_one_anchor_are_one_card_best_first():
+    # a card's anchor and two cells of it that vote for it; a marker's anchor a cell away,
+    # voting for itself; a far card
+    votes = np.array([[5.0, 5.0], [5.2, 4.9], [6.0, 5.0], [4.9, 5.3], [20.0, 10.0]])
+    scores = np.array([0.9, 0.5, 0.6, 0.4, 0.95])
+    assert group_by_votes(votes, scores).tolist() == [4, 0, 2]
+    assert group_by_votes(np.zeros((0, 2)), np.zeros(0)).tolist() == []
 
 
 def test_nms_merges_a_duplicate_but_keeps_stacked_markers():

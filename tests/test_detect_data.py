@@ -45,6 +45,11 @@ def peak_cells(heatmap: np.ndarray) -> set[tuple[int, int]]:
     return {(int(r), int(c)) for r, c in zip(*np.nonzero(heatmap == 1.0), strict=True)}
 
 
+def perfect_outputs(t) -> np.ndarray:
+    """The box and vote channels a perfect network would give for these targets."""
+    return np.concatenate([t.boxes, t.votes])
+
+
 def test_targets_are_reproducible_from_the_seed():
     images, targets = make_detector_data(7, [DESIGN], 2, (640, 360), workers=1, progress=False)
     again, targets_again = make_detector_data(7, [DESIGN], 2, (640, 360), workers=1,
@@ -83,7 +88,7 @@ def test_a_lone_card_decodes_to_its_own_quad():
     result = render(table([PlacedCard("QH", (400, 280), 30.0, True)]))
     t = scene_targets(result)
     assert len(peak_cells(t.heatmap)) == 1
-    found = decode(t.heatmap, t.boxes, 0.5)
+    found = decode(t.heatmap, perfect_outputs(t), 0.5)
     assert len(found) == 1 and found.face_up[0] == 1.0
     quad = letterbox((1280, 720)).to_frame(found.quads()[0])
     assert polygon_iou(quad, result.cards[0].quad) > 0.97
@@ -163,6 +168,48 @@ def test_a_marker_tucked_under_a_minion_has_one_peak_on_its_sliver():
     assert np.linalg.norm(centre - (t.boxes[:2, minion[0], minion[1]] + minion[::-1])) < 0.1
 
 
+def test_every_cell_a_card_owns_votes_for_its_anchor():
+    result = render(random_scene(np.random.default_rng(3), designs=[DESIGN]))
+    t = scene_targets(result)
+    box = letterbox((1280, 720))
+    rows, cols = np.nonzero(t.vote_weight > 0)
+    voted = np.stack([cols + t.votes[0, rows, cols], rows + t.votes[1, rows, cols]], axis=1)
+    anchors = {tuple(a[::-1]) for a in t.anchor if a[0] >= 0}
+    assert {tuple(v) for v in np.rint(voted).astype(int)} == anchors
+    assert np.allclose(voted, np.rint(voted))
+    for k, i in enumerate(c for c, card in enumerate(result.cards) if card.visible > 0):
+        row, col = t.anchor[k]
+        if row < 0:
+            continue
+        mine = np.all(np.rint(voted) == [col, row], axis=1)
+        assert np.isclose(t.vote_weight[rows[mine], cols[mine]].sum(), 1.0)  # one card, once
+        # a cell it owns has some of its pixels
+        ys, xs = np.nonzero(result.owner == i)
+        cells = np.rint(input_to_cell(box.to_input(np.stack([xs, ys], axis=1)))).astype(int)
+        assert {tuple(c) for c in zip(cols[mine], rows[mine], strict=True)} <= {
+            tuple(c) for c in cells}
+
+
+def test_markers_a_cell_apart_decode_as_two_cards_and_one_card_as_one():
+    fan = [PlacedCard("5S", (450, 250 + 5 * k), 90.0, False, z=float(k), role="armor")
+           for k in range(4)]
+    result = render(table([*fan, PlacedCard("KH", (650, 300), 20.0, True)]))
+    t = scene_targets(result)
+    anchors = t.anchor[t.anchor[:, 0] >= 0]
+    gaps = np.abs(anchors[:, None] - anchors[None]).max(axis=2)
+    assert np.any(gaps[np.triu_indices(len(anchors), 1)] <= 1)  # some anchors are neighbours
+    # as a network answers: each card's peak a little lower than the one before, so that a
+    # neighbour's is not a 3 × 3 maximum of the heatmap
+    heat = 0.6 * t.heatmap
+    for k, (row, col) in enumerate(anchors):
+        heat[row, col] = 0.95 - 0.05 * k
+    found = decode(heat, perfect_outputs(t), 0.3)
+    assert len(found) == 5
+    quads = letterbox((1280, 720)).to_frame(found.quads())
+    for label in result.cards:
+        assert max(polygon_iou(q, label.quad) for q in quads) > 0.9
+
+
 @pytest.mark.parametrize("size", [(1280, 720), (640, 480), (1000, 700), (720, 1280)])
 def test_the_frame_is_scaled_to_512_and_padded_to_32(size):
     frame = np.zeros((size[1], size[0], 3), np.uint8)
@@ -187,7 +234,7 @@ class Oracle:
 
     def run(self, _names, feeds: dict) -> list[np.ndarray]:
         assert feeds["image"].shape == (1, 3, *self.targets.image.shape[:2])
-        return [self.targets.heatmap[None, None], self.targets.boxes[None]]
+        return [self.targets.heatmap[None, None], perfect_outputs(self.targets)[None]]
 
 
 def test_detect_turns_perfect_outputs_into_the_full_cards_in_frame_pixels():

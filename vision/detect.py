@@ -3,13 +3,16 @@
 A small CenterNet-style network sees the frame scaled so that its long side is 512 px (aspect
 kept, padded right and bottom to a multiple of 32) and gives, every 4 input px (one *cell*), a
 heatmap of card anchors and, at each anchor, the card's full centre, size, angle and face-up
-probability.
+probability; at every cell on a card, a vote: the offset to that card's anchor.
 
-A card's **anchor** is the most interior point of the part of it that shows (the maximum of
-the distance transform of its visible pixels), not its centre: the centres of markers tucked
-under a minion, or of a fan of markers, lie within a cell or two of each other and of the
-minion's, but what shows of each card is apart. The regressed **centre** is the whole card's,
-hidden part included, so every quad is the full card and can be rectified.
+A card's **anchor** is the most interior point of the part of it that shows (the middle of
+the ridge of the distance transform of its visible pixels), not its centre: the centres of
+markers tucked under a minion, or of a fan of markers, lie within a cell or two of each other
+and of the minion's, but what shows of each card is apart. The regressed **centre** is the
+whole card's, hidden part included, so every quad is the full card and can be rectified.
+Cells that vote for one anchor are one card (`group_by_votes`): the anchors of a fan's
+markers can be a cell apart, so a heatmap's local maxima alone merge them or split one card
+in two.
 
     python -m vision.detect FRAME.png [--model models/card_detector.onnx]
 """
@@ -34,8 +37,13 @@ MULTIPLE = 32  # input padded to a multiple of the deepest stride
 STRIDE = 4  # input px per output cell
 # Regression channels at an anchor cell: offset from the cell to the full card's centre
 # (cells), log of the long and short side (cells), the long side's angle doubled (a card is
-# the same turned half round), face-up probability.
-CHANNELS = ("dx", "dy", "log_long", "log_short", "cos2", "sin2", "face_up")
+# the same turned half round), face-up probability; then, at every cell on a card, the
+# offset from the cell to the card's anchor (cells).
+BOX_CHANNELS = ("dx", "dy", "log_long", "log_short", "cos2", "sin2", "face_up")
+VOTES = ("vote_dx", "vote_dy")
+CHANNELS = BOX_CHANNELS + VOTES
+VOTE_MERGE = 1.0  # cells: candidates whose votes land nearer than this are one card
+MAX_CANDIDATES = 1000  # cells over the threshold, best first, that decoding looks at
 # Zooms for a photo of unknown card size: as framed, shrunk to 0.7 and to half (a phone photo
 # of a few cards, each a third of the frame, then shows them at a table view's size). On the
 # real photos the middle zoom finds 85 % of the cards where two zooms find 81 %.
@@ -188,7 +196,7 @@ class Boxes:
     scores: np.ndarray  # (N,) heatmap peak
     face_up: np.ndarray  # (N,) probability
     off_centre: np.ndarray  # (N,) anchor to centre over the short side: 0 in full view
-    anchors: np.ndarray  # (N, 2) the heatmap peaks: the middle of what shows of each card
+    anchors: np.ndarray  # (N, 2) the anchors voted for: the middle of what shows of a card
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -202,27 +210,39 @@ class Boxes:
                      self.anchors[index])
 
 
-def peaks(heat: np.ndarray, threshold: float, limit: int = 300) -> tuple[np.ndarray, ...]:
-    """(rows, cols) of the heatmap's local maxima (3×3) at or above `threshold`, best first."""
-    heat = np.ascontiguousarray(heat, np.float32)
-    local = cv2.dilate(heat, np.ones((3, 3), np.uint8), borderType=cv2.BORDER_CONSTANT,
-                       borderValue=0.0)
-    rows, cols = np.nonzero((heat >= local) & (heat >= threshold))
-    order = np.argsort(-heat[rows, cols], kind="stable")[:limit]
-    return rows[order], cols[order]
+def group_by_votes(votes: np.ndarray, scores: np.ndarray,
+                   merge: float = VOTE_MERGE) -> np.ndarray:
+    """Indices of the candidates kept, best first: a candidate goes when its vote (the anchor
+    it points at, in cells) lands within `merge` of a better candidate's, for it is then a
+    second cell of that card. The anchors of two cards are distinct cells, however near."""
+    order = np.argsort(-np.asarray(scores), kind="stable")
+    points = np.asarray(votes, np.float64).reshape(-1, 2)[order]
+    gone = np.zeros(len(order), bool)
+    keep = []
+    for k in range(len(order)):
+        if not gone[k]:
+            keep.append(k)
+            gone[k:] |= np.hypot(*(points[k:] - points[k]).T) < merge
+    return order[keep].astype(np.int64)
 
 
 def decode(heat: np.ndarray, boxes: np.ndarray, threshold: float,
-           limit: int = 300) -> Boxes:
-    """The network's outputs for one image, heat (h, w) and boxes (7, h, w) as exported
-    (probabilities, not logits), to boxes in input px; no NMS yet."""
-    rows, cols = peaks(heat, threshold, limit)
-    values = boxes[:, rows, cols].astype(np.float64)  # (7, N)
-    anchors = cell_to_input(np.stack([cols, rows], axis=1).astype(np.float64))
+           limit: int = MAX_CANDIDATES, merge: float = VOTE_MERGE) -> Boxes:
+    """The network's outputs for one image, heat (h, w) and boxes (9, h, w) as exported
+    (probabilities, not logits), to boxes in input px; one per card its cells vote for
+    (`group_by_votes`), no box NMS yet. A box's anchor is its vote."""
+    rows, cols = np.nonzero(heat >= threshold)
+    best = np.argsort(-heat[rows, cols], kind="stable")[:limit]
+    rows, cols = rows[best], cols[best]
+    votes = np.stack([cols + boxes[7, rows, cols], rows + boxes[8, rows, cols]], axis=1)
+    keep = group_by_votes(votes, heat[rows, cols], merge)
+    rows, cols, votes = rows[keep], cols[keep], votes[keep]
+    values = boxes[:, rows, cols].astype(np.float64)  # (9, N)
     centres = cell_to_input(np.stack([cols + values[0], rows + values[1]], axis=1))
     sizes = np.exp(np.clip(values[2:4].T, -3.0, 6.0)) * STRIDE
     # the anchor is the middle of what shows, so it sits at the centre of a card in full view
-    off_centre = np.hypot(values[0], values[1]) * STRIDE / sizes[:, 1]
+    anchors = cell_to_input(votes.astype(np.float64))
+    off_centre = np.hypot(*(centres - anchors).T) / sizes[:, 1]
     return Boxes(centres, sizes, decode_angle(values[4:6].T), heat[rows, cols].astype(
         np.float64), values[6], off_centre, anchors)
 
