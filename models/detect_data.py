@@ -19,9 +19,8 @@ cell). Per target card:
 - **votes** at every cell a target's visible part owns (most of its pixels there, or its
   anchor): the offset from the cell to that card's anchor. Neighbouring peaks are one card
   when they vote for one anchor and two when each votes for itself: the heatmap alone cannot
-  tell a card's second peak from the marker a cell away (`vision.detect.decode`). A cell
-  weighs what the heatmap does there (the decoder reads votes only where the heat is high),
-  scaled to 1 a card, so a sliver counts as much as a whole card.
+  tell a card's second peak from the marker a cell away (`vision.detect.decode`). Each cell
+  weighs 1 / the card's owned cells, so a sliver counts as much as a whole card.
 
 Everything is in cells (input px / 4) and reproducible from the seed.
 """
@@ -73,7 +72,7 @@ class SceneTargets:
     boxes: np.ndarray  # (7, h, w) float32, meaningful where mask
     mask: np.ndarray  # (h, w) bool: anchor cells
     votes: np.ndarray  # (2, h, w) float32: cell to its owner's anchor, where vote_weight > 0
-    vote_weight: np.ndarray  # (h, w) float32: the heat of owned cells, 1 a card; else 0
+    vote_weight: np.ndarray  # (h, w) float32: 1 / owned cells of the cell's card, else 0
     quads: np.ndarray  # (n, 4, 2) float32, input px, first edge short
     visible: np.ndarray  # (n,) float32
     face_up: np.ndarray  # (n,) bool
@@ -111,11 +110,10 @@ def ridge_middle(depth: np.ndarray, points: np.ndarray, free: np.ndarray) -> int
     return int(np.argmin(gap))
 
 
-def _votes(owner: np.ndarray, anchors: dict[int, tuple[int, int]], heatmap: np.ndarray
+def _votes(owner: np.ndarray, anchors: dict[int, tuple[int, int]]
            ) -> tuple[np.ndarray, np.ndarray]:
     """(2, h, w) offsets from each owned cell to its card's anchor, in cells, and the cells'
-    weights: the heatmap's, as the decoder only reads votes where the heat is high, scaled
-    to 1 a card (0 where no target owns the cell)."""
+    weights (1 / the card's owned cells; 0 where no target owns the cell)."""
     votes = np.zeros((2, *owner.shape), np.float32)
     weight = np.zeros(owner.shape, np.float32)
     rows, cols = np.mgrid[:owner.shape[0], :owner.shape[1]]
@@ -123,7 +121,7 @@ def _votes(owner: np.ndarray, anchors: dict[int, tuple[int, int]], heatmap: np.n
         mine = owner == i
         votes[0][mine] = col - cols[mine]
         votes[1][mine] = row - rows[mine]
-        weight[mine] = heatmap[mine] / heatmap[mine].sum()
+        weight[mine] = 1.0 / mine.sum()
     return votes, weight
 
 
@@ -206,7 +204,7 @@ def scene_targets(result: RenderResult, long_side: int = LONG_SIDE) -> SceneTarg
     owner[owner_count < OWN_SHARE / (cell_per_px * cell_per_px)] = -1
     for i, (row, col) in anchors.items():
         owner[row, col] = i
-    votes, vote_weight = _votes(owner, anchors, heatmap)
+    votes, vote_weight = _votes(owner, anchors)
 
     fans = marker_fans(result, list(anchors))
     cards = [result.cards[i] for i in seen]
