@@ -72,7 +72,9 @@ def image_tensor(images: np.ndarray):  # -> torch.Tensor
 
 def load_weights(model, path: Path | None) -> None:
     """Start `model` from a checkpoint that `save_weights` wrote, or from an exported model
-    (`from_onnx`), if given: a warm start, whose batch norms stay frozen (`train_mode`)."""
+    (`from_onnx`), if given: a warm start, whose batch norms stay frozen (`train_mode`).
+    A layer the checkpoint has with fewer outputs (a head that has since grown channels, as
+    the detector's votes) keeps its own and starts the new ones at zero."""
     if path is None:
         return
     if path.suffix == ".onnx":
@@ -80,7 +82,13 @@ def load_weights(model, path: Path | None) -> None:
         return
     import torch
 
-    model.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    for name, wanted in model.state_dict().items():
+        if name in state and wanted.dim() and state[name].shape[0] < wanted.shape[0]:
+            grown = torch.zeros_like(wanted)
+            grown[:state[name].shape[0]] = state[name]
+            state[name] = grown
+    model.load_state_dict(state)
     print(f"weights from {path}", file=sys.stderr)
 
 

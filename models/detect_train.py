@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 import warnings
 from collections import Counter
@@ -184,24 +183,6 @@ def train(model, images: np.ndarray, targets: dict, epochs: int, seed: int,
             progress_bar(f"ep {epoch + 1}", b + 1, batches,
                          f"heat {running[0]:.3f} box {running[1]:.3f} face {running[2]:.3f} "
                          f"votes {running[3]:.3f} {rate:.1f} img/s")
-
-
-def load_detector_weights(model, path: Path | None) -> None:
-    """`load_weights`, but a checkpoint from before the vote channels starts them at zero
-    (its box head has fewer outputs; the rest of the network is the same)."""
-    if path is None or path.suffix == ".onnx":
-        load_weights(model, path)
-        return
-    import torch
-
-    state = torch.load(path, map_location="cpu", weights_only=True)
-    for name, wanted in model.state_dict().items():
-        if name in state and wanted.dim() and state[name].shape[0] < wanted.shape[0]:
-            grown = torch.zeros_like(wanted)
-            grown[:state[name].shape[0]] = state[name]
-            state[name] = grown
-    model.load_state_dict(state)
-    print(f"weights from {path}", file=sys.stderr)
 
 
 def exported(model):  # -> torch.nn.Module
@@ -425,7 +406,7 @@ def main() -> None:
     targets = {k: np.concatenate([p[1][k] for p in parts]) for k in parts[0][1]}
     del parts
     model = build_model()
-    load_detector_weights(model, args.init)
+    load_weights(model, args.init)
     started = time.perf_counter()
     train(model, images, targets, args.epochs, args.seed, args.lr,
           warm_start=args.init is not None)
