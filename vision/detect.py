@@ -35,13 +35,14 @@ MODEL = Path(__file__).resolve().parents[1] / "models" / "card_detector.onnx"
 LONG_SIDE = 512  # network input: the frame's long side, in px
 MULTIPLE = 32  # input padded to a multiple of the deepest stride
 STRIDE = 4  # input px per output cell
-# Regression channels at an anchor cell: offset from the cell to the full card's centre
-# (cells), log of the long and short side (cells), the long side's angle doubled (a card is
-# the same turned half round), face-up probability; then, at every cell on a card, the
-# offset from the cell to the card's anchor (cells).
+# Regression channels at every cell on a card: offset from the cell to the full card's
+# centre (cells), log of the long and short side (cells), the long side's angle doubled (a
+# card is the same turned half round), face-up probability; then the offset from the cell
+# to the card's anchor (cells).
 BOX_CHANNELS = ("dx", "dy", "log_long", "log_short", "cos2", "sin2", "face_up")
 VOTES = ("vote_dx", "vote_dy")
 CHANNELS = BOX_CHANNELS + VOTES
+SIN2, FACE_UP, VOTE_X, VOTE_Y = (CHANNELS.index(c) for c in ("sin2", "face_up", *VOTES))
 VOTE_MERGE = 1.0  # cells: candidates whose votes land nearer than this are one card
 MAX_CANDIDATES = 1000  # cells over the threshold, best first, that decoding looks at
 # Zooms for a photo of unknown card size: as framed, shrunk to 0.7 and to half (a phone photo
@@ -234,7 +235,8 @@ def decode(heat: np.ndarray, boxes: np.ndarray, threshold: float,
     rows, cols = np.nonzero(heat >= threshold)
     best = np.argsort(-heat[rows, cols], kind="stable")[:limit]
     rows, cols = rows[best], cols[best]
-    votes = np.stack([cols + boxes[7, rows, cols], rows + boxes[8, rows, cols]], axis=1)
+    votes = np.stack([cols + boxes[VOTE_X, rows, cols], rows + boxes[VOTE_Y, rows, cols]],
+                     axis=1)
     keep = group_by_votes(votes, heat[rows, cols], merge)
     rows, cols, votes = rows[keep], cols[keep], votes[keep]
     values = boxes[:, rows, cols].astype(np.float64)  # (9, N)
@@ -244,7 +246,7 @@ def decode(heat: np.ndarray, boxes: np.ndarray, threshold: float,
     anchors = cell_to_input(votes.astype(np.float64))
     off_centre = np.hypot(*(centres - anchors).T) / sizes[:, 1]
     return Boxes(centres, sizes, decode_angle(values[4:6].T), heat[rows, cols].astype(
-        np.float64), values[6], off_centre, anchors)
+        np.float64), values[FACE_UP], off_centre, anchors)
 
 
 def in_clear_view(overlaps: np.ndarray, off_centre: np.ndarray) -> np.ndarray:
