@@ -29,9 +29,10 @@ from calibration import (
     render_mat,
     table_to_view,
 )
+from vision.camera import FRAME_SIZES
 
 TABLE = (900.0, 600.0)
-SIZES = ((1280, 720), (1920, 1080))
+SIZES = tuple(FRAME_SIZES.values())
 
 
 def frames(size: tuple[int, int], count: int) -> list[np.ndarray]:

@@ -30,12 +30,13 @@ from models.common import split_designs
 from models.detect_data import MIN_VISIBLE, ROLES, marker_fans
 from models.detect_train import Scored, match_found, scene_record
 from models.threshold import STRAY_IOU
+from vision.camera import FRAME_SIZES
 from vision.classify import UNKNOWN
 from vision.layout import random_scene
 from vision.pipeline import Recognizer
 from vision.render import render
 
-SIZES = {"720p": (1280, 720), "1080p": (1920, 1080)}
+SIZES = FRAME_SIZES
 FULL_VIEW = 0.9  # a card this much in view can be read in full
 # where a card lies at any angle (a messy discard pile, cards in a hand), so that upright and
 # sideways mean nothing

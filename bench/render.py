@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 
 from vision import cardart
+from vision.camera import FRAME_SIZES
 from vision.render import clear_caches, random_scene, render
 
 
@@ -52,7 +53,7 @@ def main() -> None:
     print("extracting card art (not timed) ...", file=sys.stderr)
     cardart.extract(designs)
     print(pin_to_one_core())
-    for size in ((1280, 720), (1920, 1080)):
+    for size in FRAME_SIZES.values():
         rng = np.random.default_rng(args.seed)
         t0 = time.perf_counter()
         scenes = [random_scene(rng, designs=designs, image_size=size)

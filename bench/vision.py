@@ -23,6 +23,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from models.detect_data import MIN_VISIBLE
+from vision.camera import FRAME_SIZES
 from vision.layout import random_scene
 from vision.pipeline import Recognizer
 from vision.render import render
@@ -72,7 +73,7 @@ def main() -> None:
     cv2.setNumThreads(1)
     photos, video = Recognizer(threads=1), Recognizer(threads=1, video=True)
     print(f"pixels to Observation, one core, {args.frames} frames with 20 cards a size")
-    for size in ((1280, 720), (1920, 1080)):
+    for size in FRAME_SIZES.values():
         frames = scenes(size, args.frames)
         print(f"{size[0]}×{size[1]}:")
         print(line("cold", *timed(photos, frames)))

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.camera import FRAME_SIZES
 from vision.detect import (
     CHANNELS,
     FACE_UP,
@@ -55,7 +56,7 @@ from .detect_data import MARKER_ROLES, MIN_VISIBLE, ROLES, make_detector_data
 
 MODELS = Path(__file__).parent
 MATCH_IOU = 0.5
-SIZES = {"720p": (1280, 720), "1080p": (1920, 1080)}
+SIZES = FRAME_SIZES
 SCORE_GRID = tuple(float(t) for t in np.round(np.arange(0.15, 0.76, 0.05), 2))
 NMS_GRID = (0.7, 0.8, 0.9, 0.95, 1.01)  # 1.01: no rotated-box NMS at all
 BATCH = 16

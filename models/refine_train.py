@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.camera import FRAME_SIZES
 from vision.classify import CardClassifier
 from vision.detect import CardDetector, iou_matrix, polygon_iou
 from vision.layout import random_scene
@@ -44,7 +45,7 @@ from .detect_data import MIN_VISIBLE
 from .detect_train import match
 
 MODELS = Path(__file__).parent
-SIZES = ((1280, 720), (1920, 1080))  # alternating, scene by scene
+SIZES = tuple(FRAME_SIZES.values())  # alternating, scene by scene
 CHUNK = 25  # scenes a parallel job
 MAX_SHIFT = 0.5  # card widths: a detection further off than this is a wrong match
 JITTER = (0.01, 0.08)  # card widths: the spread of the random moves of true corners

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.camera import FRAME_SIZES
 from vision.classify import BACK
 from vision.classify import MODEL as CLASSIFIER
 from vision.detect import iou_matrix
@@ -33,7 +34,7 @@ from .common import in_chunks, split_designs
 from .detect_train import match_found
 from .train import MAX_CONFIDENT_ERRORS, pick_threshold
 
-SIZES = ((1280, 720), (1920, 1080))  # alternating, scene by scene
+SIZES = tuple(FRAME_SIZES.values())  # alternating, scene by scene
 CHUNK = 10  # scenes a parallel job
 STRAY_IOU = 0.1  # a detection overlapping no card by more than this lies on no card
 SCORE_GRID = (0.3, 0.35, 0.4, 0.45, 0.5)  # the detector's score a name needs

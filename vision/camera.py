@@ -13,6 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+# the webcam frame sizes the companion is built and measured for
+FRAME_SIZES: dict[str, tuple[int, int]] = {"720p": (1280, 720), "1080p": (1920, 1080)}
+
 
 @dataclass
 class Camera:
