@@ -16,8 +16,6 @@ cell). Per target card:
 - **boxes** at the anchor cell (channels `vision.detect.BOX_CHANNELS`): the offset from the cell
   to the full card's centre (hidden part included: that is what lets rectification work),
   the log of its long and short side, the long side's angle as (cos 2θ, sin 2θ), face up.
-  Training spreads them to every cell the card owns (`models.detect_train.spread_boxes`),
-  so that any of a card's cells gives back its box.
 - **votes** at every cell a target's visible part owns (most of its pixels there, or its
   anchor): the offset from the cell to that card's anchor. Neighbouring peaks are one card
   when they vote for one anchor and two when each votes for itself: the heatmap alone cannot

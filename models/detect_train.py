@@ -60,7 +60,6 @@ SIZES = FRAME_SIZES
 SCORE_GRID = tuple(float(t) for t in np.round(np.arange(0.15, 0.76, 0.05), 2))
 NMS_GRID = (0.7, 0.8, 0.9, 0.95, 1.01)  # 1.01: no rotated-box NMS at all
 BATCH = 16
-VOTE_NEAR_ANCHOR = 4.0  # a vote's weight grows by this times the cell's target heat
 
 
 def build_model():  # -> torch.nn.Module (torch is imported lazily: the train extra)
@@ -120,49 +119,29 @@ def gmacs(model, size: tuple[int, int] = (512, 288)) -> float:
     return total / 1e9
 
 
-def spread_boxes(boxes: np.ndarray, votes: np.ndarray, owned: np.ndarray) -> np.ndarray:
-    """Box targets (batch, 7, h, w) at every cell a card owns, not only at its anchor: the
-    card's box there with the centre offset moved by the cell's vote (its offset to the
-    anchor). Then whichever of a card's cells wins its vote group has a box to give."""
-    out = boxes.copy()
-    b, r, c = np.nonzero(owned)
-    dx, dy = votes[b, 0, r, c], votes[b, 1, r, c]
-    out[b, :, r, c] = boxes[b, :, np.rint(r + dy).astype(int), np.rint(c + dx).astype(int)]
-    out[b, 0, r, c] += dx
-    out[b, 1, r, c] += dy
-    return out
-
-
 def _batch(images: np.ndarray, targets: dict, index: np.ndarray, rng: np.random.Generator):
     """Tensors for a batch, flipped at random: a flip moves the anchors and negates the
-    offsets along it and sin 2θ (a half turn, both flips, leaves 2θ as it was). Weights:
-    boxes at the anchor (1) and at the card's other cells (summing to 1 a card); votes at
-    the owned cells, more near the anchor, whose votes decide which peaks are one card."""
+    offsets along it and sin 2θ (a half turn, both flips, leaves 2θ as it was)."""
     import torch
 
     x = image_tensor(images[index])
-    heat = targets["heatmap"][index].astype(np.float32)
-    votes = targets["votes"][index].astype(np.float32)
-    owned = targets["vote_weight"][index].astype(np.float32)
-    boxes = spread_boxes(targets["boxes"][index].astype(np.float32), votes, owned > 0)
-    box_weight = owned + targets["mask"][index]
-    vote_weight = owned * (1.0 + VOTE_NEAR_ANCHOR * heat)
-    boxes = torch.from_numpy(np.concatenate([boxes, votes], axis=1))
-    heat, box_weight, vote_weight = (torch.from_numpy(a)[:, None]
-                                     for a in (heat, box_weight, vote_weight))
+    heat = torch.from_numpy(targets["heatmap"][index].astype(np.float32))[:, None]
+    boxes = torch.from_numpy(np.concatenate([targets["boxes"][index], targets["votes"][index]],
+                                            axis=1).astype(np.float32))
+    mask = torch.from_numpy(targets["mask"][index])[:, None]
+    weight = torch.from_numpy(targets["vote_weight"][index].astype(np.float32))[:, None]
     for dim, offset in ((3, 0), (2, 1)):
         if rng.random() < 0.5:
-            x, heat, boxes, box_weight, vote_weight = (
-                t.flip(dim) for t in (x, heat, boxes, box_weight, vote_weight))
+            x, heat, boxes, mask, weight = (t.flip(dim) for t in (x, heat, boxes, mask, weight))
             boxes[:, [offset, VOTE_X + offset]] *= -1
             boxes[:, SIN2] *= -1
-    return x, heat, boxes, box_weight, vote_weight
+    return x, heat, boxes, mask, weight
 
 
-def losses(heat_logit, box_out, heat, boxes, box_weight, vote_weight) -> tuple:
-    """CenterNet's focal loss on the heatmap (α 2, β 4); L1 on the offset, log size and
-    angle code and a binary cross-entropy on face up, and L1 on the votes, each weighted
-    (`_batch`) and per card."""
+def losses(heat_logit, box_out, heat, boxes, mask, weight) -> tuple:
+    """CenterNet's focal loss on the heatmap (α 2, β 4); at anchor cells, L1 on the offset,
+    log size and angle code and a binary cross-entropy on face up; at the cells a card owns,
+    L1 on the votes, weighted to count each card once. Each per card."""
     import torch
     from torch.nn import functional
 
@@ -174,10 +153,11 @@ def losses(heat_logit, box_out, heat, boxes, box_weight, vote_weight) -> tuple:
     focal = -(pos * (1 - p) ** 2 * log_p
               + (1 - pos) * (1 - heat) ** 4 * p ** 2 * log_not_p).sum() / n
     face_up = slice(FACE_UP, FACE_UP + 1)
-    l1 = (torch.abs(box_out[:, :FACE_UP] - boxes[:, :FACE_UP]) * box_weight).sum() / n
+    m = mask.expand_as(boxes[:, :FACE_UP]).float()
+    l1 = (torch.abs(box_out[:, :FACE_UP] - boxes[:, :FACE_UP]) * m).sum() / n
     face = (functional.binary_cross_entropy_with_logits(box_out[:, face_up], boxes[:, face_up],
-                                                        reduction="none") * box_weight).sum() / n
-    votes = (torch.abs(box_out[:, VOTE_X:] - boxes[:, VOTE_X:]) * vote_weight).sum() / n
+                                                        reduction="none") * mask).sum() / n
+    votes = (torch.abs(box_out[:, VOTE_X:] - boxes[:, VOTE_X:]) * weight).sum() / n
     return focal, l1, face, votes
 
 
@@ -198,11 +178,10 @@ def train(model, images: np.ndarray, targets: dict, epochs: int, seed: int,
         started, running = time.perf_counter(), None
         batches = max(1, len(order) // BATCH)
         for b in range(batches):
-            x, heat, boxes, box_weight, vote_weight = _batch(
-                images, targets, order[b * BATCH:(b + 1) * BATCH], rng)
+            x, heat, boxes, mask, weight = _batch(images, targets,
+                                                  order[b * BATCH:(b + 1) * BATCH], rng)
             heat_logit, box_out = model(x)
-            focal, l1, face, votes = losses(heat_logit, box_out, heat, boxes, box_weight,
-                                            vote_weight)
+            focal, l1, face, votes = losses(heat_logit, box_out, heat, boxes, mask, weight)
             loss = focal + l1 + 0.5 * face + votes
             optimiser.zero_grad()
             loss.backward()

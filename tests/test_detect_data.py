@@ -7,14 +7,12 @@ import numpy as np
 import pytest
 
 from models.detect_data import MIN_VISIBLE, ROLES, make_detector_data, scene_targets
-from models.detect_train import anchors_show, match, spread_boxes
+from models.detect_train import anchors_show, match
 from vision.camera import Camera, fit_distance
 from vision.detect import (
-    STRIDE,
     Boxes,
     CardDetector,
     box_of_quad,
-    cell_to_input,
     decode,
     decode_angle,
     encode_angle,
@@ -190,28 +188,6 @@ def test_every_cell_a_card_owns_votes_for_its_anchor():
         cells = np.rint(input_to_cell(box.to_input(np.stack([xs, ys], axis=1)))).astype(int)
         assert {tuple(c) for c in zip(cols[mine], rows[mine], strict=True)} <= {
             tuple(c) for c in cells}
-
-
-def test_every_cell_a_card_owns_is_taught_the_whole_card():
-    result = render(table([PlacedCard("7D", (450, 300), 90.0, False, z=0.0, role="damage"),
-                           PlacedCard("8D", (450, 300), 0.0, True, z=1.0, role="minion"),
-                           PlacedCard("KH", (700, 320), 25.0, True)]))
-    t = scene_targets(result)
-    owned = t.vote_weight > 0
-    boxes = spread_boxes(t.boxes[None], t.votes[None], owned[None])[0]
-    assert np.array_equal(boxes[:, t.mask], t.boxes[:, t.mask])  # anchors keep theirs
-    rows, cols = np.nonzero(owned)
-    v = boxes[:, rows, cols]
-    quads = letterbox((1280, 720)).to_frame(quads_of_boxes(
-        cell_to_input(np.stack([cols + v[0], rows + v[1]], axis=1)),
-        np.exp(v[2:4].T) * STRIDE, decode_angle(v[4:6].T)))
-    owner = np.rint(np.stack([rows + t.votes[1, rows, cols], cols + t.votes[0, rows, cols]],
-                             axis=1)).astype(int)
-    for k, label in enumerate(result.cards):
-        mine = np.all(owner == t.anchor[k], axis=1)
-        assert mine.sum() >= 2
-        assert min(polygon_iou(q, label.quad) for q in quads[mine]) > 0.9
-        assert np.all(v[6, mine] == label.face_up)
 
 
 def test_markers_a_cell_apart_decode_as_two_cards_and_one_card_as_one():

@@ -35,10 +35,10 @@ MODEL = Path(__file__).resolve().parents[1] / "models" / "card_detector.onnx"
 LONG_SIDE = 512  # network input: the frame's long side, in px
 MULTIPLE = 32  # input padded to a multiple of the deepest stride
 STRIDE = 4  # input px per output cell
-# Regression channels at every cell on a card: offset from the cell to the full card's
-# centre (cells), log of the long and short side (cells), the long side's angle doubled (a
-# card is the same turned half round), face-up probability; then the offset from the cell
-# to the card's anchor (cells).
+# Regression channels at an anchor cell: offset from the cell to the full card's centre
+# (cells), log of the long and short side (cells), the long side's angle doubled (a card is
+# the same turned half round), face-up probability; then, at every cell on a card, the
+# offset from the cell to the card's anchor (cells).
 BOX_CHANNELS = ("dx", "dy", "log_long", "log_short", "cos2", "sin2", "face_up")
 VOTES = ("vote_dx", "vote_dy")
 CHANNELS = BOX_CHANNELS + VOTES
