@@ -36,7 +36,6 @@ from vision.layout import random_scene
 from vision.pipeline import Recognizer
 from vision.render import render
 
-SIZES = FRAME_SIZES
 FULL_VIEW = 0.9  # a card this much in view can be read in full
 # where a card lies at any angle (a messy discard pile, cards in a hand), so that upright and
 # sideways mean nothing
@@ -116,7 +115,7 @@ def main() -> None:
     _, _, held_out = split_designs()
     recognizer = Recognizer()
     print(f"held-out designs: {', '.join(held_out)}")
-    for k, size in enumerate(SIZES.values()):
+    for k, size in enumerate(FRAME_SIZES.values()):
         run(recognizer, held_out, size, args.scenes, args.seed + k)
 
 

@@ -56,7 +56,6 @@ from .detect_data import MARKER_ROLES, MIN_VISIBLE, ROLES, make_detector_data
 
 MODELS = Path(__file__).parent
 MATCH_IOU = 0.5
-SIZES = FRAME_SIZES
 SCORE_GRID = tuple(float(t) for t in np.round(np.arange(0.15, 0.76, 0.05), 2))
 NMS_GRID = (0.7, 0.8, 0.9, 0.95, 1.01)  # 1.01: no rotated-box NMS at all
 BATCH = 16
@@ -411,10 +410,10 @@ def main() -> None:
     args = parser.parse_args()
     train_designs, calibration_designs, held_designs = start_training(args)
     n1080 = round(args.scenes * args.share_1080)
-    parts = [make_detector_data(args.seed, train_designs, args.scenes - n1080, SIZES["720p"],
+    parts = [make_detector_data(args.seed, train_designs, args.scenes - n1080, FRAME_SIZES["720p"],
                                 args.workers)]
     if n1080:
-        parts.append(make_detector_data(args.seed + 5, train_designs, n1080, SIZES["1080p"],
+        parts.append(make_detector_data(args.seed + 5, train_designs, n1080, FRAME_SIZES["1080p"],
                                         args.workers))
     images = np.concatenate([p[0] for p in parts])
     targets = {k: np.concatenate([p[1][k] for p in parts]) for k in parts[0][1]}
@@ -427,7 +426,7 @@ def main() -> None:
     train_seconds = time.perf_counter() - started
 
     cal_images, cal_targets = make_detector_data(args.seed + 1, calibration_designs, args.eval,
-                                                 SIZES["720p"], args.workers)
+                                                 FRAME_SIZES["720p"], args.workers)
     calibration = Scored.from_outputs(*outputs(model, cal_images), cal_targets)
     threshold, nms_iou = pick_thresholds(calibration)
     report: dict = {
@@ -445,7 +444,7 @@ def main() -> None:
         "calibration_families": list(CALIBRATION_FAMILIES), "marker_roles": list(MARKER_ROLES),
         "calibration": calibration.metrics(threshold, nms_iou),
         "held_out": {}}
-    for k, (name, size) in enumerate(SIZES.items()):
+    for k, (name, size) in enumerate(FRAME_SIZES.items()):
         test_images, test_targets = make_detector_data(args.seed + 2 + k, held_designs,
                                                        args.eval, size, args.workers)
         report["held_out"][name] = Scored.from_outputs(
