@@ -14,22 +14,19 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import onnxruntime as ort
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from models.common import split_designs
 from models.train import WIDTHS, make_data
-from vision.classify import MODEL
+from vision.classify import CardClassifier
 
 BATCH = 500
 
 
-def top1(session: ort.InferenceSession, images: np.ndarray, labels: np.ndarray) -> float:
-    name = session.get_inputs()[0].name
-    guesses = np.concatenate([
-        session.run(None, {name: images[i:i + BATCH].transpose(0, 3, 1, 2).astype(np.float32)})[
-            0].argmax(1) for i in range(0, len(images), BATCH)])
+def top1(classifier: CardClassifier, images: np.ndarray, labels: np.ndarray) -> float:
+    guesses = np.concatenate([classifier.probabilities(images[i:i + BATCH]).argmax(1)
+                              for i in range(0, len(images), BATCH)])
     return float((guesses == labels).mean())
 
 
@@ -46,14 +43,14 @@ def main() -> None:
         sys.exit(f"error: not a held-out design: {', '.join(sorted(unknown))} "
                  f"(held out: {', '.join(held)})")
     designs = [d for d in held if d not in args.without]
-    session = ort.InferenceSession(str(MODEL))
+    classifier = CardClassifier(threads=args.workers)
     print(f"classifier on {len(designs)} held-out designs, {args.samples} samples a width")
     for name, width in WIDTHS.items():
         images, labels = make_data(args.seed, designs, args.samples, args.workers, width)
-        print(f"  {name:16s} top-1 {100 * top1(session, images, labels):5.1f}%")
+        print(f"  {name:16s} top-1 {100 * top1(classifier, images, labels):5.1f}%")
     for design in designs:
         images, labels = make_data(args.seed + 1, [design], args.samples // 3, args.workers)
-        print(f"  {design:28s} top-1 {100 * top1(session, images, labels):5.1f}%")
+        print(f"  {design:28s} top-1 {100 * top1(classifier, images, labels):5.1f}%")
 
 
 if __name__ == "__main__":
