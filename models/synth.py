@@ -7,6 +7,9 @@ sometimes partly covered by another card or a hand, then cut out again along a w
 quadrilateral (the detector is never exact, in place nor in size) and rectified to the
 classifier's input size. A share of the card backs are drawn at random (`procedural_back`):
 a group's own deck has a back no design here has, and BACK must still mean "no index".
+Training cards of the courts and aces are sometimes relettered (`reletter`): decks print V, B
+or F for the jack, D for the queen, R for the king and 1 for the ace, not all of which any
+training design does.
 """
 
 from __future__ import annotations
@@ -91,6 +94,79 @@ def procedural_back(rng: np.random.Generator, size: tuple[int, int] = (232, 360)
     return np.dstack([card, alpha])
 
 
+# Index letters decks print for the courts and the ace (French, German, Italian), and "" for
+# none: guyenne-style courts print only a suit sign and are told apart by their art.
+RELETTERS = {"J": ("V", "V", "B", "F", ""), "Q": ("D", "D", ""), "K": ("R", "R", ""),
+             "A": ("1",)}
+RELETTERED = 0.35  # share of training courts and aces drawn with another letter
+_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX,
+          cv2.FONT_HERSHEY_TRIPLEX)
+
+
+def _rank_glyph(card: np.ndarray) -> tuple[int, int, int, int] | None:
+    """The box (x, y, w, h) of the rank in a BGRA card's top-left index: the topmost ink
+    blob of a letter's size with a suit sign under it, or None (no index found there)."""
+    height, width = card.shape[:2]
+    region_h, region_w = int(0.27 * height), int(0.25 * width)
+    region = card[:region_h, :region_w, :3].astype(np.int16)
+    inside = card[:region_h, :region_w, 3] == 255
+    paper = np.median(region[inside], axis=0)
+    ink = (np.abs(region - paper).max(axis=2) > 70) & inside
+    _, _, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+    blobs = stats[1:, :4]
+    letters = [(x, y, w, h) for x, y, w, h in blobs
+               if 0.03 * height <= h <= 0.17 * height and 0.01 * width <= w <= 0.17 * width
+               and x > 0 and y > 0 and x + w < region_w - 1 and y + h < region_h - 1]
+    if not letters:
+        return None
+    x, y, w, h = min(letters, key=lambda box: box[1])
+    for x2, y2, w2, h2 in blobs:  # parts of the same glyph beside it (a Q's tail)
+        if y2 >= y - 2 and y2 + h2 <= y + 1.25 * h and x - 0.2 * w <= x2 + w2 and \
+                x2 <= x + 1.2 * w:
+            x, y, w, h = (min(x, x2), min(y, y2), max(x + w, x2 + w2) - min(x, x2),
+                          max(y + h, y2 + h2) - min(y, y2))
+    suit_under = any(y + 0.8 * h < y2 < y + 1.8 * h and h2 > 0.3 * h and
+                     abs(x2 + w2 / 2 - x - w / 2) < w for x2, y2, w2, h2 in blobs)
+    return (int(x), int(y), int(w), int(h)) if suit_under else None
+
+
+def _reletter_corner(card: np.ndarray, letter: str, font: int, stroke: float) -> bool:
+    found = _rank_glyph(card)
+    if found is None:
+        return False
+    x, y, w, h = found
+    patch = card[y:y + h, x:x + w, :3]
+    border = np.concatenate([patch[0], patch[-1], patch[:, 0], patch[:, -1]])
+    paper = np.median(border, axis=0)
+    ink = np.abs(patch.astype(np.int16) - paper).max(axis=2) > 70
+    colour = np.median(patch[ink], axis=0) if ink.any() else np.zeros(3)
+    pad = max(1, h // 10)
+    card[max(0, y - pad):y + h + pad, max(0, x - pad):x + w + pad, :3] = paper
+    if letter:
+        thickness = max(1, round(h * stroke))
+        _, text_h = cv2.getTextSize(letter, font, 1.0, thickness)[0]
+        scale = h / text_h
+        text_w = cv2.getTextSize(letter, font, scale, thickness)[0][0]
+        cv2.putText(card, letter, (round(x + w / 2 - text_w / 2), y + h), font, scale,
+                    (*colour.tolist(), 255), thickness, cv2.LINE_AA)
+    return True
+
+
+def reletter(card: np.ndarray, letter: str, rng: np.random.Generator) -> np.ndarray | None:
+    """A copy of a BGRA card with the rank in both index corners redrawn as `letter` (in one
+    of OpenCV's fonts, in the rank's own ink), or erased if `letter` is ""; None where an
+    index is not found (designs whose index sits elsewhere or touches the art)."""
+    card = card.copy()
+    font = _FONTS[int(rng.integers(len(_FONTS)))]
+    stroke = rng.uniform(0.08, 0.15)
+    if not _reletter_corner(card, letter, font, stroke):
+        return None
+    turned = np.ascontiguousarray(card[::-1, ::-1])  # the bottom-right index, turned upright
+    if not _reletter_corner(turned, letter, font, stroke):
+        return None
+    return np.ascontiguousarray(turned[::-1, ::-1])
+
+
 def _card_quad(rng: np.random.Generator, width_px: float, centre: np.ndarray) -> np.ndarray:
     """A card outline of `width_px`, turned any way, with some perspective."""
     height_px = width_px * 88 / 63
@@ -162,13 +238,18 @@ def _occlude(rng: np.random.Generator, canvas: np.ndarray, quad: np.ndarray,
 
 
 def sample(rng: np.random.Generator, design: str, label: int,
-           width_px: float | None = None) -> np.ndarray:
-    """One classifier input (INPUT_PX, BGR uint8) of card class `label` in `design`."""
+           width_px: float | None = None, relettered: bool = False) -> np.ndarray:
+    """One classifier input (INPUT_PX, BGR uint8) of card class `label` in `design`;
+    `relettered`: courts and aces sometimes drawn with another index letter (training)."""
     card_id = CARD_CLASSES[label]
     if card_id == "BACK" and rng.random() < PROCEDURAL_BACKS:
         card = procedural_back(rng)
     else:
         card = load_card(design, card_id, int(rng.integers(variants(design, card_id))))
+    letters = RELETTERS.get(card_id[:-1], ())
+    if relettered and letters and rng.random() < RELETTERED:
+        other = reletter(card, letters[int(rng.integers(len(letters)))], rng)
+        card = card if other is None else other
     width_px = width_px or float(np.exp(rng.uniform(np.log(30), np.log(170))))
     side = int(width_px * 2.6)
     canvas = _background(rng, (side, side))
@@ -184,9 +265,10 @@ def sample(rng: np.random.Generator, design: str, label: int,
     return rectify(canvas, portrait_order(seen), INPUT_PX, ordered=True)
 
 
-def batch(seed: int, designs: list[str], count: int,
-          width_px: float | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """`count` samples over `designs` and all classes each has: (images NHWC, labels)."""
+def batch(seed: int, designs: list[str], count: int, width_px: float | None = None,
+          relettered: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """`count` samples over `designs` and all classes each has: (images NHWC, labels);
+    `relettered` for training data (see `sample`)."""
     rng = np.random.default_rng(seed)
     images = np.empty((count, INPUT_PX[1], INPUT_PX[0], 3), np.uint8)
     labels = np.empty(count, np.int64)
@@ -196,6 +278,6 @@ def batch(seed: int, designs: list[str], count: int,
             label = int(rng.integers(len(CARD_CLASSES)))
             if variants(design, CARD_CLASSES[label]):
                 break
-        images[i] = sample(rng, design, label, width_px)
+        images[i] = sample(rng, design, label, width_px, relettered)
         labels[i] = label
     return images, labels

@@ -42,10 +42,12 @@ MAX_CONFIDENT_ERRORS = 1 / 1000
 
 
 def make_data(seed: int, designs: list[str], count: int, workers: int,
-              width_px: float | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Samples made in parallel chunks of 500, each from its own seed: reproducible."""
-    parts = in_chunks(batch, seed, count, 500, {"designs": designs, "width_px": width_px},
-                      workers, "data")
+              width_px: float | None = None,
+              relettered: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Samples made in parallel chunks of 500, each from its own seed: reproducible.
+    `relettered` for training data only: tests see each design's own index."""
+    parts = in_chunks(batch, seed, count, 500, {"designs": designs, "width_px": width_px,
+                                               "relettered": relettered}, workers, "data")
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
@@ -200,7 +202,8 @@ def main() -> None:
     run_arguments(parser, MODELS / "card_classifier.onnx")
     args = parser.parse_args()
     train_designs, calibration_designs, held_designs = start_training(args)
-    images, labels = make_data(args.seed, train_designs, args.train, args.workers)
+    images, labels = make_data(args.seed, train_designs, args.train, args.workers,
+                               relettered=True)
     val_images, val_labels = make_data(args.seed + 1, train_designs, args.eval, args.workers)
     cal_images, cal_labels = make_data(args.seed + 4, calibration_designs, args.eval,
                                        args.workers)
