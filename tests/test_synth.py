@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.synth import INPUT_PX, batch, procedural_back
+from models.synth import INPUT_PX, batch, procedural_back, reletter
 from vision.cardart import CARD_CLASSES, load_card
 from vision.rectify import rectify
 
@@ -48,3 +48,41 @@ def test_procedural_backs_are_cards_of_no_design():
         assert back[180, 116, 3] == 255 and back[0, 0, 3] == 0  # opaque, rounded corners
     faces = np.float32([b[:, :, :3] for b in backs])
     assert min(np.abs(faces[i] - faces[j]).mean() for i in range(6) for j in range(i)) > 10
+
+
+def _index(card: np.ndarray) -> tuple[slice, slice]:
+    h, w = card.shape[:2]
+    return slice(0, int(0.27 * h)), slice(0, int(0.25 * w))
+
+
+def test_reletter_redraws_the_rank_in_both_index_corners_and_nothing_else():
+    jack = load_card("anglo", "JS")
+    v = reletter(jack, "V", np.random.default_rng(0))
+    assert v is not None and v.shape == jack.shape
+    changed = np.abs(v.astype(np.int16) - jack).max(axis=2) > 40
+    rows, cols = _index(jack)
+    top_left = changed[rows, cols]
+    bottom_right = changed[::-1, ::-1][rows, cols]
+    assert top_left.sum() > 50 and bottom_right.sum() > 50
+    assert changed.sum() == top_left.sum() + bottom_right.sum()  # the art is untouched
+    # the same letter in both corners: the bottom-right index is the top-left one half-turned
+    turned = np.ascontiguousarray(v[::-1, ::-1])
+    assert np.abs(v[rows, cols].astype(np.int16) - turned[rows, cols]).mean() < 12
+
+
+def test_reletter_can_erase_the_rank_and_keeps_the_suit_sign():
+    queen = load_card("anglo", "QH")  # its Q fills the top 15 % of the index, the heart below
+    blank = reletter(queen, "", np.random.default_rng(1))
+    h, w = queen.shape[:2]
+
+    def ink(card: np.ndarray, top: float, bottom: float) -> int:
+        part = card[int(top * h):int(bottom * h), 5:int(0.16 * w)]
+        return int(((part[:, :, :3].min(axis=2) < 150) & (part[:, :, 3] == 255)).sum())
+
+    assert ink(queen, 0.03, 0.15) > 100 and ink(blank, 0.03, 0.15) == 0
+    assert ink(blank, 0.16, 0.25) == ink(queen, 0.16, 0.25) > 50
+
+
+def test_reletter_gives_none_where_no_rank_is_in_the_corner():
+    # kde-oxygen-white prints its rank at the top right only
+    assert reletter(load_card("kde-oxygen-white", "JS"), "V", np.random.default_rng(2)) is None
