@@ -2,9 +2,11 @@
 without retraining: how `models/card_classifier.json` was measured, on new samples.
 
     python bench/classifier.py [--samples 3000] [--seed 4] [--without guyenne-classic]
+                               [--model CANDIDATE.onnx]
 
 `--without` leaves designs out of the held-out set, to show what one design costs (the
 guyenne courts carry no rank index, only a suit sign, so only their art tells K from J).
+`--model` measures a candidate on the same samples as the shipped model.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from models.common import split_designs
 from models.train import WIDTHS, make_data
-from vision.classify import CardClassifier
+from vision.classify import MODEL, CardClassifier
 
 BATCH = 500
 
@@ -36,6 +38,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=4)
     parser.add_argument("--without", nargs="*", default=[], help="held-out designs to skip")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--model", type=Path, default=MODEL, help="the classifier to measure")
     args = parser.parse_args()
     _, _, held = split_designs()
     unknown = set(args.without) - set(held)
@@ -43,8 +46,8 @@ def main() -> None:
         sys.exit(f"error: not a held-out design: {', '.join(sorted(unknown))} "
                  f"(held out: {', '.join(held)})")
     designs = [d for d in held if d not in args.without]
-    classifier = CardClassifier(threads=args.workers)
-    print(f"classifier on {len(designs)} held-out designs, {args.samples} samples a width")
+    classifier = CardClassifier(args.model, threads=args.workers)
+    print(f"{args.model} on {len(designs)} held-out designs, {args.samples} samples a width")
     for name, width in WIDTHS.items():
         images, labels = make_data(args.seed, designs, args.samples, args.workers, width)
         print(f"  {name:16s} top-1 {100 * top1(classifier, images, labels):5.1f}%")
