@@ -2,11 +2,11 @@
 without retraining: how `models/card_classifier.json` was measured, on new samples.
 
     python bench/classifier.py [--samples 3000] [--seed 4] [--without guyenne-classic]
-                               [--model CANDIDATE.onnx]
+                               [--candidate OTHER.onnx]
 
 `--without` leaves designs out of the held-out set, to show what one design costs (the
 guyenne courts carry no rank index, only a suit sign, so only their art tells K from J).
-`--model` measures a candidate on the same samples as the shipped model.
+`--candidate` measures another model on the same samples, beside the shipped one.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=4)
     parser.add_argument("--without", nargs="*", default=[], help="held-out designs to skip")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--model", type=Path, default=MODEL, help="the classifier to measure")
+    parser.add_argument("--candidate", type=Path, help="another classifier, measured beside")
     args = parser.parse_args()
     _, _, held = split_designs()
     unknown = set(args.without) - set(held)
@@ -46,14 +46,20 @@ def main() -> None:
         sys.exit(f"error: not a held-out design: {', '.join(sorted(unknown))} "
                  f"(held out: {', '.join(held)})")
     designs = [d for d in held if d not in args.without]
-    classifier = CardClassifier(args.model, threads=args.workers)
-    print(f"{args.model} on {len(designs)} held-out designs, {args.samples} samples a width")
+    models = [MODEL] + ([args.candidate] if args.candidate else [])
+    classifiers = [CardClassifier(model, threads=args.workers) for model in models]
+    print(f"top-1 on {len(designs)} held-out designs, {args.samples} samples a width: "
+          + " | ".join(str(model) for model in models))
+
+    def measure(what: str, images: np.ndarray, labels: np.ndarray) -> None:
+        figures = [100 * top1(classifier, images, labels) for classifier in classifiers]
+        change = f"  ({figures[1] - figures[0]:+.1f})" if len(figures) > 1 else ""
+        print(f"  {what:28s}" + " | ".join(f"{f:5.1f}%" for f in figures) + change)
+
     for name, width in WIDTHS.items():
-        images, labels = make_data(args.seed, designs, args.samples, args.workers, width)
-        print(f"  {name:16s} top-1 {100 * top1(classifier, images, labels):5.1f}%")
+        measure(name, *make_data(args.seed, designs, args.samples, args.workers, width))
     for design in designs:
-        images, labels = make_data(args.seed + 1, [design], args.samples // 3, args.workers)
-        print(f"  {design:28s} top-1 {100 * top1(classifier, images, labels):5.1f}%")
+        measure(design, *make_data(args.seed + 1, [design], args.samples // 3, args.workers))
 
 
 if __name__ == "__main__":
