@@ -7,9 +7,9 @@ sometimes partly covered by another card or a hand, then cut out again along a w
 quadrilateral (the detector is never exact, in place nor in size) and rectified to the
 classifier's input size. A share of the card backs are drawn at random (`procedural_back`):
 a group's own deck has a back no design here has, and BACK must still mean "no index".
-Training cards of the courts and aces are sometimes relettered (`reletter`): decks print V, B
-or F for the jack, D for the queen, R for the king and 1 for the ace, not all of which any
-training design does.
+Training cards of the courts and aces can be relettered (`reletter`, `models.train
+--relettered`): decks print V, B or F for the jack, D for the queen, R for the king and 1 for
+the ace, not all of which any training design does. The shipped model was trained without.
 """
 
 from __future__ import annotations
@@ -94,11 +94,8 @@ def procedural_back(rng: np.random.Generator, size: tuple[int, int] = (232, 360)
     return np.dstack([card, alpha])
 
 
-# Index letters decks print for the courts and the ace (French, German, Italian), and "" for
-# none: guyenne-style courts print only a suit sign and are told apart by their art.
-RELETTERS = {"J": ("V", "V", "B", "F", ""), "Q": ("D", "D", ""), "K": ("R", "R", ""),
-             "A": ("1",)}
-RELETTERED = 0.35  # share of training courts and aces drawn with another letter
+# Index letters decks print for the courts and the ace (French, German, Italian)
+RELETTERS = {"J": ("V", "V", "B", "F"), "Q": ("D",), "K": ("R",), "A": ("1",)}
 _FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX,
           cv2.FONT_HERSHEY_TRIPLEX)
 
@@ -238,16 +235,16 @@ def _occlude(rng: np.random.Generator, canvas: np.ndarray, quad: np.ndarray,
 
 
 def sample(rng: np.random.Generator, design: str, label: int,
-           width_px: float | None = None, relettered: bool = False) -> np.ndarray:
+           width_px: float | None = None, relettered: float = 0.0) -> np.ndarray:
     """One classifier input (INPUT_PX, BGR uint8) of card class `label` in `design`;
-    `relettered`: courts and aces sometimes drawn with another index letter (training)."""
+    `relettered`: the share of courts and aces drawn with another index letter."""
     card_id = CARD_CLASSES[label]
     if card_id == "BACK" and rng.random() < PROCEDURAL_BACKS:
         card = procedural_back(rng)
     else:
         card = load_card(design, card_id, int(rng.integers(variants(design, card_id))))
     letters = RELETTERS.get(card_id[:-1], ())
-    if relettered and letters and rng.random() < RELETTERED:
+    if relettered and letters and rng.random() < relettered:  # no draw at 0: same data
         other = reletter(card, letters[int(rng.integers(len(letters)))], rng)
         card = card if other is None else other
     width_px = width_px or float(np.exp(rng.uniform(np.log(30), np.log(170))))
@@ -266,7 +263,7 @@ def sample(rng: np.random.Generator, design: str, label: int,
 
 
 def batch(seed: int, designs: list[str], count: int, width_px: float | None = None,
-          relettered: bool = False) -> tuple[np.ndarray, np.ndarray]:
+          relettered: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """`count` samples over `designs` and all classes each has: (images NHWC, labels);
     `relettered` for training data (see `sample`)."""
     rng = np.random.default_rng(seed)
