@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from models.common import split_designs
 from models.train import WIDTHS, make_data
-from vision.classify import MODEL, CardClassifier
+from vision.classify import MODEL, CardClassifier, ModelError
 
 BATCH = 500
 
@@ -47,7 +47,10 @@ def main() -> None:
                  f"(held out: {', '.join(held)})")
     designs = [d for d in held if d not in args.without]
     models = [MODEL] + ([args.candidate] if args.candidate else [])
-    classifiers = [CardClassifier(model, threads=args.workers) for model in models]
+    try:
+        classifiers = [CardClassifier(model, threads=args.workers) for model in models]
+    except ModelError as error:
+        sys.exit(f"error: {error}")
     print(f"top-1 on {len(designs)} held-out designs, {args.samples} samples a width: "
           + " | ".join(str(model) for model in models))
 
