@@ -100,15 +100,19 @@ _FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_CO
           cv2.FONT_HERSHEY_TRIPLEX)
 
 
+def _ink(pixels: np.ndarray, paper: np.ndarray) -> np.ndarray:
+    """Where BGR `pixels` are printed: a channel 70 levels or more off the paper's colour."""
+    return np.abs(pixels.astype(np.int16) - paper).max(axis=-1) > 70
+
+
 def _rank_glyph(card: np.ndarray) -> tuple[int, int, int, int] | None:
     """The box (x, y, w, h) of the rank in a BGRA card's top-left index: the topmost ink
     blob of a letter's size with a suit sign under it, or None (no index found there)."""
     height, width = card.shape[:2]
     region_h, region_w = int(0.27 * height), int(0.25 * width)
-    region = card[:region_h, :region_w, :3].astype(np.int16)
+    region = card[:region_h, :region_w, :3]
     inside = card[:region_h, :region_w, 3] == 255
-    paper = np.median(region[inside], axis=0)
-    ink = (np.abs(region - paper).max(axis=2) > 70) & inside
+    ink = _ink(region, np.median(region[inside], axis=0)) & inside
     _, _, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
     blobs = stats[1:, :4]
     letters = [(x, y, w, h) for x, y, w, h in blobs
@@ -135,7 +139,7 @@ def _reletter_corner(card: np.ndarray, letter: str, font: int, stroke: float) ->
     patch = card[y:y + h, x:x + w, :3]
     border = np.concatenate([patch[0], patch[-1], patch[:, 0], patch[:, -1]])
     paper = np.median(border, axis=0)
-    ink = np.abs(patch.astype(np.int16) - paper).max(axis=2) > 70
+    ink = _ink(patch, paper)
     colour = np.median(patch[ink], axis=0) if ink.any() else np.zeros(3)
     pad = max(1, h // 10)
     card[max(0, y - pad):y + h + pad, max(0, x - pad):x + w + pad, :3] = paper
