@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -59,6 +60,18 @@ ROLES = ("minion", "weapon", "spell_buff", "secret", "deck", "discard", "held", 
          *MARKER_ROLES, "other")
 MAX_CARDS = 160  # per scene, for the padded label arrays
 CHUNK = 40  # scenes a parallel job
+
+
+class View(Protocol):
+    """How a frame maps onto a network input (`vision.detect.Letterbox`, a crop's
+    `vision.piles.PileView`)."""
+
+    scale: tuple[float, float]  # input px per frame px
+    padded: tuple[int, int]  # the network input, (w, h)
+
+    def to_input(self, points: np.ndarray) -> np.ndarray: ...
+
+    def to_frame(self, points: np.ndarray) -> np.ndarray: ...
 
 
 @dataclass
@@ -149,10 +162,16 @@ def marker_fans(result: RenderResult, targets: list[int]) -> dict[int, int]:
 
 def scene_targets(result: RenderResult, long_side: int = LONG_SIDE) -> SceneTargets:
     """Network input and targets for one rendered scene (needs `result.owner`)."""
+    return view_targets(result, *prepare(result.image, long_side, MULTIPLE))
+
+
+def view_targets(result: RenderResult, image: np.ndarray, box: View) -> SceneTargets:
+    """Targets for `image`, a view of a rendered scene's frame that `box` maps (the whole
+    frame letterboxed, or a crop of it: `vision.piles`). Only what shows inside the view
+    counts; a card cut by the view's edge is a target by its part inside."""
     if result.owner is None:
         raise ValueError("the render result has no owner map")
     frame_h, frame_w = result.image.shape[:2]
-    image, box = prepare(result.image, long_side, MULTIPLE)
     out_h, out_w = box.padded[1] // STRIDE, box.padded[0] // STRIDE
     heatmap = np.zeros((out_h, out_w), np.float32)
     boxes = np.zeros((len(BOX_CHANNELS), out_h, out_w), np.float32)
@@ -165,16 +184,25 @@ def scene_targets(result: RenderResult, long_side: int = LONG_SIDE) -> SceneTarg
     targets = [i for i in seen if result.cards[i].visible >= MIN_VISIBLE]
     # (thickness, index, cells, distances, frame px) of each target's visible pixels
     candidates = []
+    # the frame px the view shows: the whole frame for a letterbox, the crop for a crop
+    first = np.maximum(np.ceil(box.to_frame(np.full(2, -0.5))).astype(int), 0)
+    end = np.minimum(np.ceil(box.to_frame(np.float64(box.padded) - 0.5)).astype(int),
+                     [frame_w, frame_h])
+    visible = {i: result.cards[i].visible for i in seen}  # the share that shows in the view
     for i in targets:
         quad = result.cards[i].quad
-        x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int), 0)
-        x1, y1 = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + 1, [frame_w, frame_h])
-        mine = (result.owner[y0:y1, x0:x1] == i).astype(np.uint8)
-        # padded with background: the frame's edge bounds what shows too
-        dist = cv2.distanceTransform(np.pad(mine, 1), cv2.DIST_L2, 5)[1:-1, 1:-1]
+        lo = np.maximum(np.floor(quad.min(axis=0)).astype(int), 0)
+        hi = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + 1, [frame_w, frame_h])
+        (x0, y0), (x1, y1) = np.maximum(lo, first), np.minimum(hi, end)
+        mine = (result.owner[y0:max(y0, y1), x0:max(x0, x1)] == i).astype(np.uint8)
         ys, xs = np.nonzero(mine)
-        if not len(ys):
+        if np.any(lo < first) or np.any(hi > end):  # a crop cuts the card
+            everywhere = np.count_nonzero(result.owner[lo[1]:hi[1], lo[0]:hi[0]] == i)
+            visible[i] *= len(ys) / max(1, everywhere)
+        if visible[i] < MIN_VISIBLE or not len(ys):
             continue
+        # padded with background: the view's edge bounds what shows too
+        dist = cv2.distanceTransform(np.pad(mine, 1), cv2.DIST_L2, 5)[1:-1, 1:-1]
         d = dist[ys, xs]
         pixels = np.stack([xs + x0, ys + y0], 1)
         cells = np.rint(input_to_cell(box.to_input(pixels))).astype(int)
@@ -212,7 +240,7 @@ def scene_targets(result: RenderResult, long_side: int = LONG_SIDE) -> SceneTarg
         image=image, heatmap=heatmap, boxes=boxes, mask=taken, votes=votes,
         vote_weight=vote_weight,
         quads=np.float32([box.to_input(c.quad) for c in cards]).reshape(-1, 4, 2),
-        visible=np.float32([c.visible for c in cards]),
+        visible=np.float32([visible[i] for i in seen]),
         face_up=np.array([c.face_up for c in cards], bool),
         role=np.int8([ROLES.index(c.role) if c.role in ROLES else len(ROLES) - 1
                       for c in cards]),

@@ -21,17 +21,19 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from .observation import SIDEWAYS, UPRIGHT, Observation
+from .piles import PileView, pile_crop, piles
 from .rectify import portrait_orders
 from .runtime import ModelError, load_model
 
 MODEL = Path(__file__).resolve().parents[1] / "models" / "card_detector.onnx"
+PILE_MODEL = MODEL.with_name("pile_detector.onnx")  # the second look at piles (`vision.piles`)
 LONG_SIDE = 512  # network input: the frame's long side, in px
 MULTIPLE = 32  # input padded to a multiple of the deepest stride
 STRIDE = 4  # input px per output cell
@@ -276,31 +278,98 @@ def orientations(quads: np.ndarray, table_from_image: np.ndarray | None = None) 
     return [UPRIGHT if u else SIDEWAYS for u in upright]
 
 
+@dataclass
+class Found:
+    """Detections in frame px: the columns `CardDetector.detect` gives."""
+
+    quads: np.ndarray  # (N, 4, 2)
+    score: np.ndarray
+    face_up: np.ndarray
+    off_centre: np.ndarray
+    anchor: np.ndarray  # (N, 2)
+
+    @classmethod
+    def of(cls, boxes: Boxes, view: Letterbox | PileView) -> Found:
+        return cls(view.to_frame(boxes.quads()).reshape(-1, 4, 2), boxes.scores,
+                   boxes.face_up, boxes.off_centre, view.to_frame(boxes.anchors).reshape(-1, 2))
+
+    @classmethod
+    def concatenate(cls, parts: list[Found]) -> Found:
+        return cls(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)))
+
+    def take(self, index: np.ndarray) -> Found:
+        return Found(*(getattr(self, f.name)[index] for f in fields(self)))
+
+
+def run_network(session, image: np.ndarray, threshold: float, nms_iou: float) -> Boxes:
+    """A detector network's boxes on one input image (h, w, 3) uint8, after NMS."""
+    x = np.ascontiguousarray(image.transpose(2, 0, 1)[None], dtype=np.float32)
+    heat, regression = session.run(None, {"image": x})
+    found = decode(heat[0, 0], regression[0], threshold)
+    keep = rotated_nms(found.quads(), found.scores, nms_iou)
+    return found.take(keep)
+
+
 class CardDetector:
     """Every card in a frame, face up or down, covered or not, as full-card quads."""
 
-    def __init__(self, model: Path = MODEL, *, threads: int = 1) -> None:
+    def __init__(self, model: Path = MODEL, *, threads: int = 1,
+                 piles: Path | None = None) -> None:
+        """`piles`: the network that looks again at each pile (`vision.piles`); None for the
+        first pass alone."""
         def read(report: dict) -> tuple[int, int, float, float]:
             if int(report["stride"]) != STRIDE or tuple(report["channels"]) != CHANNELS:
                 raise ValueError("stride or channels differ from this code's")
             return (int(report["input_long_side"]), int(report["pad_multiple"]),
                     float(report["score_threshold"]), float(report["nms_iou"]))
 
+        def read_piles(report: dict) -> tuple[int, float, float, float]:
+            if int(report["stride"]) != STRIDE or tuple(report["channels"]) != CHANNELS:
+                raise ValueError("stride or channels differ from this code's")
+            return (int(report["input_px"]), float(report["card_px"]),
+                    float(report["score_threshold"]), float(report["nms_iou"]))
+
         self.session, (self.long_side, self.multiple, self.threshold, self.nms_iou) = (
             load_model(model, "card detector", read, threads=threads,
                        missing="no such file (train one: python -m models.detect_train)"))
+        self.piles = None if piles is None else load_model(
+            piles, "pile detector", read_piles, threads=threads,
+            missing="no such file (train one: python -m models.pile_train)")
 
-    def boxes(self, frame: np.ndarray,
-              zoom: float = 1.0) -> tuple[Boxes, Letterbox, np.ndarray]:
-        """Detections in network-input px after NMS, the frame's letterbox, and the
-        detections' IoU with one another (the same in frame px: the letterbox only scales)."""
+    def boxes(self, frame: np.ndarray, zoom: float = 1.0) -> tuple[Boxes, Letterbox]:
+        """The first pass's detections in network-input px, and the frame's letterbox."""
         image, box = prepare(frame, self.long_side, self.multiple, zoom)
-        x = np.ascontiguousarray(image.transpose(2, 0, 1)[None], dtype=np.float32)
-        heat, regression = self.session.run(None, {"image": x})
-        found = decode(heat[0, 0], regression[0], self.threshold)
-        overlaps = iou_matrix(found.quads(), found.quads())
-        keep = rotated_nms(None, found.scores, self.nms_iou, overlaps)
-        return found.take(keep), box, overlaps[np.ix_(keep, keep)]
+        return run_network(self.session, image, self.threshold, self.nms_iou), box
+
+    def look_again(self, frame: np.ndarray, found: Found) -> Found:
+        """`found` with each pile's middle (`vision.piles`) detected again, nearer: where
+        boxes crowd one another, a crop of the frame in which a card is `card_px` wide is
+        given to the pile network, and its detections replace the first pass's in the
+        crop's core. A point in the cores of two crops belongs to the first."""
+        if self.piles is None or len(found.score) < 2:
+            return found
+        session, (size, card_px, threshold, nms_iou) = self.piles
+        owned = np.zeros(len(found.score), bool)  # first-pass anchors in some crop's core
+        cores: list[tuple[PileView, float]] = []
+        again = []
+        for group in piles(iou_matrix(found.quads, found.quads)):
+            short = float(np.median([box_of_quad(q)[1][1] for q in found.quads[group]]))
+            corners = found.quads[group].reshape(-1, 2)
+            image, view = pile_crop(frame, (corners.min(axis=0) + corners.max(axis=0)) / 2,
+                                    short, size, card_px)
+            seen = Found.of(run_network(session, image, threshold, nms_iou), view)
+
+            def mine(points: np.ndarray, view: PileView = view, short: float = short
+                     ) -> np.ndarray:
+                inside = view.core(points, short)
+                for earlier, earlier_short in cores:
+                    inside &= ~earlier.core(points, earlier_short)
+                return inside
+
+            owned |= mine(found.anchor)
+            again.append(seen.take(np.nonzero(mine(seen.anchor))[0]))
+            cores.append((view, short))
+        return Found.concatenate([found.take(np.nonzero(~owned)[0]), *again])
 
     def detect(self, frame: np.ndarray, table_from_image: np.ndarray | None = None,
                timestamp: float = 0.0, zooms: tuple[float, ...] = (1.0,)) -> Observation:
@@ -309,28 +378,18 @@ class CardDetector:
         extra columns `score` (detector), `face_up` (probability), `off_centre` and `anchor`
         (frame px; see `Boxes`) and `clear` (`in_clear_view`). Cards are UNKNOWN until
         classified. Several `zooms` (see `prepare`) suit photos whose card size is not known:
-        their detections are pooled, and a card found at two zooms kept once."""
-        columns = {"score": [], "face_up": [], "off_centre": []}
-        quads, anchors = [], []
-        for zoom in zooms:
-            found, box, overlaps = self.boxes(frame, zoom)
-            quads.append(box.to_frame(found.quads()).reshape(-1, 4, 2))
-            for name, values in columns.items():
-                values.append(getattr(found, "scores" if name == "score" else name))
-            anchors.append(box.to_frame(found.anchors).reshape(-1, 2))
-        quads = np.concatenate(quads)
-        extra = {name: np.concatenate(values) for name, values in columns.items()}
-        extra["anchor"] = np.concatenate(anchors)
-        if len(zooms) > 1:  # overlaps across zooms, to pool them and for clear view
-            overlaps = iou_matrix(quads, quads)
-            keep = rotated_nms(None, extra["score"], ZOOM_MERGE_IOU, overlaps)
-            quads, extra = quads[keep], {name: v[keep] for name, v in extra.items()}
-            overlaps = overlaps[np.ix_(keep, keep)]
-        quads = quads.astype(np.float32)
+        their detections are pooled, and a card found at two zooms kept once. Then each pile
+        is looked at again (`look_again`)."""
+        found = Found.concatenate([Found.of(*self.boxes(frame, zoom)) for zoom in zooms])
+        if len(zooms) > 1:  # pooled: a card found at two zooms kept once
+            found = found.take(rotated_nms(found.quads, found.score, ZOOM_MERGE_IOU))
+        found = self.look_again(frame, found)
+        quads = found.quads.astype(np.float32)
         obs = Observation.build(quads, orientation=orientations(quads, table_from_image),
                                 timestamp=timestamp)
-        obs.extra.update({name: v.astype(np.float32) for name, v in extra.items()})
-        obs.extra["clear"] = in_clear_view(overlaps, extra["off_centre"])
+        obs.extra.update({name: getattr(found, name).astype(np.float32)
+                          for name in ("score", "face_up", "off_centre", "anchor")})
+        obs.extra["clear"] = in_clear_view(iou_matrix(quads, quads), found.off_centre)
         return obs
 
 

@@ -1,0 +1,68 @@
+"""Training crops for the pile network (`vision.piles`): the detector's targets, in crops.
+
+Each rendered table scene gives a few square crops as the run time cuts them: centred on a
+pile (cards whose quads overlap, `vision.piles.piles`) with the jitter of a first pass's
+boxes in where its middle is and how big a card is, and one centred on any card at all, so
+that single cards and what lies around a pile are seen too. Targets are the detector's
+(`models.detect_data.view_targets`) for what shows inside the crop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from vision.detect import box_of_quad, iou_matrix
+from vision.layout import random_scene
+from vision.piles import pile_crop, piles
+from vision.render import render
+
+from .common import in_chunks
+from .detect_data import MIN_VISIBLE, SceneTargets, _stack, view_targets
+
+CHUNK = 40  # scenes a parallel job
+MAX_PILES = 3  # pile crops a scene (the most crowded), besides one on any card
+CENTRE_JITTER = 0.15  # of the card's short side: a first pass's pile middle is this far off
+SIZE_JITTER = 0.07  # log of the card size a first pass gives
+
+
+def crops_of_scene(rng: np.random.Generator, result) -> list[SceneTargets]:
+    """Crops of one rendered scene (`vision.render.RenderResult`) and their targets."""
+    shown = [i for i, c in enumerate(result.cards) if c.visible >= MIN_VISIBLE]
+    if not shown:
+        return []
+    quads = np.float32([result.cards[i].quad for i in shown]).reshape(-1, 4, 2)
+    groups = sorted(piles(iou_matrix(quads, quads)), key=len, reverse=True)[:MAX_PILES]
+    groups.append(np.array([rng.integers(len(shown))]))
+    out = []
+    for group in groups:
+        shorts = [box_of_quad(quads[k])[1][1] for k in group]
+        short = float(np.median(shorts)) * float(np.exp(rng.normal(0, SIZE_JITTER)))
+        corners = quads[group].reshape(-1, 2)
+        centre = (corners.min(axis=0) + corners.max(axis=0)) / 2
+        centre = centre + rng.normal(0, CENTRE_JITTER * short, 2)
+        out.append(view_targets(result, *pile_crop(result.image, centre, short)))
+    return out
+
+
+def _chunk(seed: int, designs: Sequence[str], count: int,
+           image_size: tuple[int, int]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    items = []
+    for _ in range(count):
+        items += crops_of_scene(rng, render(random_scene(rng, designs=designs,
+                                                         image_size=image_size)))
+    return _stack(items)
+
+
+def make_pile_data(seed: int, designs: Sequence[str], scenes: int,
+                   image_size: tuple[int, int] = (1280, 720), workers: int = 2,
+                   progress: bool = True) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Crops of `scenes` scenes rendered at `image_size` from `designs` (up to
+    MAX_PILES + 1 a scene), as `models.detect_data.make_detector_data` gives scenes."""
+    parts = in_chunks(_chunk, seed, scenes, CHUNK,
+                      {"designs": list(designs), "image_size": tuple(image_size)}, workers,
+                      "scenes", progress)
+    images = np.concatenate([p[0] for p in parts])
+    return images, {k: np.concatenate([p[1][k] for p in parts]) for k in parts[0][1]}
