@@ -246,7 +246,8 @@ def test_detect_turns_perfect_outputs_into_the_full_cards_in_frame_pixels():
     result = render(table(cards, size=(1920, 1080)))
     detector = object.__new__(CardDetector)  # no model file: the oracle answers
     detector.session, detector.long_side, detector.multiple = Oracle(scene_targets(result)), 512, 32
-    detector.threshold, detector.nms_iou, detector.piles = 0.5, 0.95, None
+    detector.threshold, detector.nms_iou = 0.5, 0.95
+    detector.piles = detector.pile_memory = None
     obs = detector.detect(result.image, table_from_image=np.linalg.inv(result.homography))
     assert len(obs) == len(cards) == sum(c.visible >= MIN_VISIBLE for c in result.cards)
     for label in result.cards:

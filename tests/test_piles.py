@@ -116,7 +116,7 @@ def test_the_second_look_replaces_a_piles_boxes_with_its_own(monkeypatch):
     detector.session, detector.long_side, detector.multiple = Oracle(scene_targets(result)), 512, 32
     detector.threshold, detector.nms_iou = 0.5, 0.95
     oracle = CropOracle(result, monkeypatch)
-    detector.piles = (oracle, (INPUT_PX, CARD_PX, 0.5, 0.95))
+    detector.piles, detector.pile_memory = (oracle, (INPUT_PX, CARD_PX, 0.5, 0.95)), None
     obs = detector.detect(result.image)
     assert len(oracle.views) == 2  # the fan and the minion with its marker; not the lone king
     assert len(obs) == len(cards)  # each card once: none lost, none twice

@@ -27,6 +27,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .memory import PileMemory
 from .observation import SIDEWAYS, UPRIGHT, Observation
 from .piles import PileView, pile_crop, piles
 from .rectify import portrait_orders
@@ -314,9 +315,10 @@ class CardDetector:
     """Every card in a frame, face up or down, covered or not, as full-card quads."""
 
     def __init__(self, model: Path = MODEL, *, threads: int = 1,
-                 piles: Path | None = None) -> None:
-        """`piles`: the network that looks again at each pile (`vision.piles`); None for the
-        first pass alone."""
+                 piles: Path | None = None, video: bool = False) -> None:
+        """`piles`: the network that looks again at each pile (`vision.piles`), None for
+        the first pass alone; `video`: frames come from one camera in order, and a pile that
+        has not changed keeps what was found in it."""
         def read(report: dict) -> tuple[int, int, float, float]:
             if int(report["stride"]) != STRIDE or tuple(report["channels"]) != CHANNELS:
                 raise ValueError("stride or channels differ from this code's")
@@ -335,6 +337,7 @@ class CardDetector:
         self.piles = None if piles is None else load_model(
             piles, "pile detector", read_piles, threads=threads,
             missing="no such file (train one: python -m models.pile_train)")
+        self.pile_memory = PileMemory() if video else None
 
     def boxes(self, frame: np.ndarray, zoom: float = 1.0) -> tuple[Boxes, Letterbox]:
         """The first pass's detections in network-input px, and the frame's letterbox."""
@@ -345,19 +348,18 @@ class CardDetector:
         """`found` with each pile's middle (`vision.piles`) detected again, nearer: where
         boxes crowd one another, a crop of the frame in which a card is `card_px` wide is
         given to the pile network, and its detections replace the first pass's in the
-        crop's core. A point in the cores of two crops belongs to the first."""
-        if self.piles is None or len(found.score) < 2:
+        crop's core. A point in the cores of two crops belongs to the first. In video, a
+        crop that has not changed keeps what was found in it (`PileMemory`)."""
+        if self.piles is None:
             return found
-        session, (size, card_px, threshold, nms_iou) = self.piles
         owned = np.zeros(len(found.score), bool)  # first-pass anchors in some crop's core
         cores: list[tuple[PileView, float]] = []
         again = []
         for group in piles(iou_matrix(found.quads, found.quads)):
             short = float(np.median([box_of_quad(q)[1][1] for q in found.quads[group]]))
             corners = found.quads[group].reshape(-1, 2)
-            image, view = pile_crop(frame, (corners.min(axis=0) + corners.max(axis=0)) / 2,
-                                    short, size, card_px)
-            seen = Found.of(run_network(session, image, threshold, nms_iou), view)
+            seen, view = self._look(frame, (corners.min(axis=0) + corners.max(axis=0)) / 2,
+                                    short)
 
             def mine(points: np.ndarray, view: PileView = view, short: float = short
                      ) -> np.ndarray:
@@ -369,7 +371,27 @@ class CardDetector:
             owned |= mine(found.anchor)
             again.append(seen.take(np.nonzero(mine(seen.anchor))[0]))
             cores.append((view, short))
+        if self.pile_memory is not None:
+            self.pile_memory.next_frame()
         return Found.concatenate([found.take(np.nonzero(~owned)[0]), *again])
+
+    def _look(self, frame: np.ndarray, centre: np.ndarray, short: float
+              ) -> tuple[Found, PileView]:
+        """The pile network's detections in the crop around `centre` for cards of short
+        side `short` (frame px), or those of an earlier frame's crop of the pile where its
+        pixels have not changed since."""
+        session, (size, card_px, threshold, nms_iou) = self.piles
+        memory = self.pile_memory
+        for was_centre, was_short in memory.near(centre, short) if memory else ():
+            image, view = pile_crop(frame, was_centre, was_short, size, card_px)
+            seen = memory.recall(was_centre, was_short, image)
+            if seen is not None:
+                return seen, view
+        image, view = pile_crop(frame, centre, short, size, card_px)
+        seen = Found.of(run_network(session, image, threshold, nms_iou), view)
+        if memory is not None:
+            memory.remember(centre, short, image, seen)
+        return seen, view
 
     def detect(self, frame: np.ndarray, table_from_image: np.ndarray | None = None,
                timestamp: float = 0.0, zooms: tuple[float, ...] = (1.0,)) -> Observation:

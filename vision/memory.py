@@ -69,3 +69,53 @@ class CardMemory:
             if j >= 0:
                 quads[i], thumbs[i] = self.quads[j], self.thumbs[j]
         self.quads, self.thumbs, self.names = quads, thumbs, list(names)
+
+
+PILE_THUMB = (32, 32)  # a pile's crop shrunk to this grey image for the pixel test
+
+
+class PileMemory:
+    """Live video: a pile whose crop has not changed keeps what the pile network found in it
+    (`vision.detect.CardDetector.look_again`), as `CardMemory` keeps names. A crop is cut
+    again where it was first cut, and its pixels compared with what they were then; the
+    first pass's boxes jitter a little from frame to frame, so the crop it would cut now may
+    lie a few pixels off, and is taken for the same pile when its middle is within
+    `shift_share` of a card's short side and the card size within that share too."""
+
+    def __init__(self, shift_share: float = 0.06, pixel_change: float = 6.0) -> None:
+        self.shift_share = shift_share
+        self.pixel_change = pixel_change
+        self.looks: list[tuple[np.ndarray, float, np.ndarray, object]] = []  # (centre, short,
+        # thumbnail, found)
+        self.kept: list[tuple[np.ndarray, float, np.ndarray, object]] = []
+
+    @staticmethod
+    def thumbnail(crop: np.ndarray) -> np.ndarray:
+        grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+        return cv2.resize(grey, PILE_THUMB, interpolation=cv2.INTER_AREA).astype(np.float32)
+
+    def near(self, centre: np.ndarray, short: float) -> list[tuple[np.ndarray, float]]:
+        """Where earlier crops were cut that could be this pile's: (centre, short) each."""
+        return [(c, s) for c, s, _, _ in self.looks
+                if np.hypot(*(c - centre)) <= self.shift_share * short
+                and abs(np.log(s / short)) <= self.shift_share]
+
+    def recall(self, centre: np.ndarray, short: float, crop: np.ndarray) -> object | None:
+        """What the pile network found in the crop cut at (`centre`, `short`), if that
+        crop (`crop`, cut now) looks as it did then; it is then kept for the next frame."""
+        thumb = self.thumbnail(crop)
+        for look in self.looks:
+            if look[1] == short and np.array_equal(look[0], centre) and \
+                    np.abs(thumb - look[2]).mean() < self.pixel_change:
+                self.kept.append(look)
+                return look[3]
+        return None
+
+    def remember(self, centre: np.ndarray, short: float, crop: np.ndarray,
+                 found: object) -> None:
+        self.kept.append((np.asarray(centre, np.float64).copy(), short, self.thumbnail(crop),
+                          found))
+
+    def next_frame(self) -> None:
+        """The looks kept or made this frame are the ones the next frame can recall."""
+        self.looks, self.kept = self.kept, []

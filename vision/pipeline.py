@@ -28,7 +28,7 @@ class Recognizer:
                  refiner: Path = REFINER, *, threads: int = 1, video: bool = False) -> None:
         """`video`: frames come from one camera in order, and still cards keep their names;
         otherwise every frame stands alone (photos)."""
-        self.detector = CardDetector(detector, threads=threads)
+        self.detector = CardDetector(detector, threads=threads, video=video)
         self.refiner = CardRefiner(refiner, threads=threads)
         self.classifier = CardClassifier(classifier, threads=threads)
         self.memory = CardMemory() if video else None
