@@ -9,6 +9,7 @@ from test_detect_data import Oracle, peak_cells, perfect_outputs, table
 import vision.detect
 from models.detect_data import MIN_VISIBLE, scene_targets, view_targets
 from vision.detect import CardDetector, box_of_quad, polygon_iou
+from vision.memory import PileMemory
 from vision.piles import CARD_PX, CORE_MARGIN, INPUT_PX, pile_crop, piles
 from vision.render import render
 from vision.scene import PlacedCard
@@ -122,3 +123,40 @@ def test_the_second_look_replaces_a_piles_boxes_with_its_own(monkeypatch):
     assert len(obs) == len(cards)  # each card once: none lost, none twice
     for label in result.cards:
         assert max(polygon_iou(q, label.quad) for q in obs.quads) > 0.9
+
+
+class Counting:
+    """A session that counts its runs."""
+
+    def __init__(self, session) -> None:
+        self.session, self.runs = session, 0
+
+    def run(self, names, feeds: dict) -> list[np.ndarray]:
+        self.runs += 1
+        return self.session.run(names, feeds)
+
+
+def test_in_video_a_pile_that_has_not_changed_is_not_looked_at_again(monkeypatch):
+    cards = [*fan_of(4, (300, 250), 5.0), PlacedCard("KH", (600, 300), 10.0, True)]
+    result = render(table(cards))
+    detector = object.__new__(CardDetector)
+    detector.session, detector.long_side, detector.multiple = Oracle(scene_targets(result)), 512, 32
+    detector.threshold, detector.nms_iou = 0.5, 0.95
+    pile_net = Counting(CropOracle(result, monkeypatch))
+    detector.piles, detector.pile_memory = (pile_net, (INPUT_PX, CARD_PX, 0.5, 0.95)), PileMemory()
+    rng = np.random.default_rng(0)
+    first = detector.detect(result.image)
+    for _ in range(3):  # the same table, fresh sensor noise
+        noisy = np.clip(result.image + rng.normal(0, 2, result.image.shape), 0, 255)
+        again = detector.detect(noisy.astype(np.uint8))
+        assert np.array_equal(again.quads, first.quads)
+    assert pile_net.runs == 1
+    changed = result.image.copy()
+    (x0, y0), (x1, y1) = result.cards[0].quad.min(axis=0), result.cards[0].quad.max(axis=0)
+    changed[int(y0):int(y1), int(x0):int(x1)] = 40  # a hand over the fan
+    detector.detect(changed)
+    assert pile_net.runs == 2
+    empty = render(table([]))  # the cards taken away: no pile, nothing to remember
+    detector.session = Oracle(scene_targets(empty))
+    detector.detect(empty.image)
+    assert pile_net.runs == 2 and detector.pile_memory.looks == []
