@@ -29,7 +29,7 @@ import numpy as np
 
 from .memory import PileMemory
 from .observation import SIDEWAYS, UPRIGHT, Observation
-from .piles import PileView, pile_crop, piles
+from .piles import KEEP_IOU, PileView, pile_crop, piles
 from .rectify import portrait_orders
 from .runtime import ModelError, load_model
 
@@ -347,12 +347,14 @@ class CardDetector:
     def look_again(self, frame: np.ndarray, found: Found) -> Found:
         """`found` with each pile's middle (`vision.piles`) detected again, nearer: where
         boxes crowd one another, a crop of the frame in which a card is `card_px` wide is
-        given to the pile network, and its detections replace the first pass's in the
-        crop's core. A point in the cores of two crops belongs to the first. In video, a
-        crop that has not changed keeps what was found in it (`PileMemory`)."""
+        given to the pile network, and its detections in the crop's core are added, each in
+        place of the first-pass boxes there that it overlaps by `KEEP_IOU` (a first-pass box
+        nothing overlaps so much is a card the pile network missed). A point in the cores of
+        two crops belongs to the first. In video, a crop that has not changed keeps what was
+        found in it (`PileMemory`)."""
         if self.piles is None:
             return found
-        owned = np.zeros(len(found.score), bool)  # first-pass anchors in some crop's core
+        owned = np.zeros(len(found.score), bool)  # first-pass boxes a second look replaced
         cores: list[tuple[PileView, float]] = []
         again = []
         for group in piles(iou_matrix(found.quads, found.quads)):
@@ -368,8 +370,13 @@ class CardDetector:
                     inside &= ~earlier.core(points, earlier_short)
                 return inside
 
-            owned |= mine(found.anchor)
-            again.append(seen.take(np.nonzero(mine(seen.anchor))[0]))
+            seen = seen.take(np.nonzero(mine(seen.anchor))[0])
+            replaced = mine(found.anchor)  # first-pass boxes in the core that a second one
+            # overlaps: the pile network misses some cards the first pass found
+            replaced[replaced] = iou_matrix(found.quads[replaced], seen.quads).max(
+                axis=1, initial=0.0) >= KEEP_IOU
+            owned |= replaced
+            again.append(seen)
             cores.append((view, short))
         if self.pile_memory is not None:
             self.pile_memory.next_frame()

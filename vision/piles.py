@@ -6,8 +6,9 @@ anchors are often a cell or less apart and the second and later cards of a pile 
 misses. Where its boxes crowd one another, the same kind of network, trained on crops at
 that size (`models.pile_train`), looks again at a square crop of the frame scaled so that a
 card's short side is `CARD_PX` px: about the frame's own pixels at 720p, a cell then 3 mm
-of table. Its detections replace the first pass's in the middle of the crop (its *core*);
-near the crop's edge, where cards are cut, the first pass stands.
+of table. Its detections in the middle of the crop (its *core*) are added in place of the
+first pass's boxes they overlap; near the crop's edge, where cards are cut, the first pass
+stands.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ INPUT_PX = 224  # the crop's side, network input px
 CARD_PX = 84.0  # a card's short side in the crop, input px
 CORE_MARGIN = 0.35  # of a card's short side: a crop's edge band where the first pass stands
 CROWDED_IOU = 0.1  # first-pass boxes overlapping this much are one pile
+KEEP_IOU = 0.7  # a first-pass box in a core stays unless a second look's overlaps it this much
 
 
 @dataclass(frozen=True)
