@@ -1,6 +1,7 @@
 """Write the model card (models/README.md) from the training reports and a speed measurement.
 
-    python -m models.card        # after any of models.train, detect_train, refine_train
+    python -m models.card        # after any of models.train, detect_train, pile_train,
+                                 # refine_train
 
 The card is generated so that its figures are always the shipped model's own.
 """
@@ -191,6 +192,41 @@ whole recognizer on table scenes: `python bench/recognize.py`):
 """
 
 
+def render_piles(report: dict) -> str:
+    rows = "\n".join([_detector_row("calibration designs, 720p", report["calibration"])]
+                     + [_detector_row(f"held out, {name}", m)
+                        for name, m in report["held_out"].items()])
+    return f"""
+# Pile detector: model card
+
+`pile_detector.onnx` looks again at each pile the card detector finds (boxes overlapping by
+{report['crowded_iou']} or more; `vision.piles`, `vision.detect.CardDetector.look_again`): a
+{report['input_px']} × {report['input_px']} px crop of the full frame in which a card's short
+side is {report['card_px']:.0f} px (about the frame's own pixels at 720p; the card detector
+sees it at about 34), given to the card detector's network, trained on such crops. Its
+detections in the crop's core ({report['core_margin']} card widths in from the edges) take
+the place of the first pass's boxes they overlap. {report['parameters']:,} parameters,
+{report['gmac_224x224']} GMAC a crop, {report['onnx_bytes'] / 1024:.0f} KB,
+{report['onnx']['ms_one_thread']} ms a crop on one thread. Score threshold
+{report['score_threshold']}, rotated-box NMS at IoU {report['nms_iou']}.
+
+**Data.** {report['crops']} crops of {report['scenes']} rendered table scenes
+(`models.pile_data`: around each of the three most crowded piles of a scene and one card at
+random, with the first pass's jitter in the middle and the card size;
+{report['share_1080']:.0%} of the scenes at 1080p, the rest 720p), {report['epochs']} epochs
+on the CPU ({report['train_seconds']} s), seed {report['seed']} (`python -m models.pile_train
+--scenes {report['scenes']} --epochs {report['epochs']} --seed {report['seed']}{_init(report)}`).
+{_earlier(report.get('continued_from'))}The same design families as the classifier are held out.
+
+**Figures** on crops (a card is a target by the part of it inside the crop; the whole
+detector on table scenes, first pass and second look together: `python bench/recognize.py`):
+
+| set | crops | cards | recall | precision | minions found | marker fans counted exactly |
+| --- | --- | --- | --- | --- | --- | --- |
+{rows}
+"""
+
+
 def render_refiner(report: dict, speed: tuple[float, float]) -> str:
     held = report["held_out"]
     names = [name for name in held if isinstance(held[name], dict)]
@@ -235,6 +271,7 @@ def main() -> None:
     refiner_report = json.loads(refiner.with_suffix(".json").read_text())
     (MODELS / "README.md").write_text(
         render_card(report, speed, model.stat().st_size) + render_detector(detector)
+        + render_piles(json.loads((MODELS / "pile_detector.json").read_text()))
         + render_refiner(refiner_report, _speed(refiner, refiner_report["crop_px"], "cuts")))
     print(f"wrote {MODELS / 'README.md'}")
 

@@ -315,7 +315,7 @@ class CardDetector:
     """Every card in a frame, face up or down, covered or not, as full-card quads."""
 
     def __init__(self, model: Path = MODEL, *, threads: int = 1,
-                 piles: Path | None = None, video: bool = False) -> None:
+                 piles: Path | None = PILE_MODEL, video: bool = False) -> None:
         """`piles`: the network that looks again at each pile (`vision.piles`), None for
         the first pass alone; `video`: frames come from one camera in order, and a pile that
         has not changed keeps what was found in it."""

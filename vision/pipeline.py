@@ -1,6 +1,6 @@
 """From a frame to an `Observation`: detect every card, outline it exactly, then name it.
 
-The three models load once; `observe` runs them on a frame. Calibration and zones are not
+The models load once; `observe` runs them on a frame. Calibration and zones are not
 vision's business: a caller that has a table homography passes it for orientation, and fills
 `zones` from its layout. For live video, a card that has neither moved nor changed since an
 earlier frame keeps the outline and name it was given then (`vision.memory`), so a frame
@@ -16,7 +16,7 @@ import numpy as np
 from .classify import MODEL as CLASSIFIER
 from .classify import CardClassifier
 from .detect import MODEL as DETECTOR
-from .detect import CardDetector, orientations
+from .detect import PILE_MODEL, CardDetector, orientations
 from .memory import CardMemory, thumbnails
 from .observation import Observation
 from .refine import MODEL as REFINER
@@ -25,10 +25,12 @@ from .refine import CardRefiner
 
 class Recognizer:
     def __init__(self, detector: Path = DETECTOR, classifier: Path = CLASSIFIER,
-                 refiner: Path = REFINER, *, threads: int = 1, video: bool = False) -> None:
-        """`video`: frames come from one camera in order, and still cards keep their names;
-        otherwise every frame stands alone (photos)."""
-        self.detector = CardDetector(detector, threads=threads, video=video)
+                 refiner: Path = REFINER, *, piles: Path | None = PILE_MODEL,
+                 threads: int = 1, video: bool = False) -> None:
+        """`piles`: the detector's second look at piles (`vision.piles`), None for none;
+        `video`: frames come from one camera in order, and still cards and piles keep what
+        was found in them; otherwise every frame stands alone (photos)."""
+        self.detector = CardDetector(detector, threads=threads, piles=piles, video=video)
         self.refiner = CardRefiner(refiner, threads=threads)
         self.classifier = CardClassifier(classifier, threads=threads)
         self.memory = CardMemory() if video else None
