@@ -12,7 +12,7 @@ every card with ≥ 3 % showing is a target). Prints, per resolution:
   the confidence threshold, and the wrong share of those answers, for cards face up and
   fully in view, all face-up cards, and face-down ones (BACK).
 
-    python bench/recognize.py [--scenes N] [--seed S]
+    python bench/recognize.py [--scenes N] [--seed S] [--no-piles]
 """
 
 from __future__ import annotations
@@ -111,9 +111,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", type=int, default=60, help="scenes a resolution")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--no-piles", action="store_true",
+                        help="the detector's first pass alone, no second look at piles")
     args = parser.parse_args()
     _, _, held_out = split_designs()
-    recognizer = Recognizer()
+    recognizer = Recognizer(piles=None) if args.no_piles else Recognizer()
     print(f"held-out designs: {', '.join(held_out)}")
     for k, size in enumerate(FRAME_SIZES.values()):
         run(recognizer, held_out, size, args.scenes, args.seed + k)
