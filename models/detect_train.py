@@ -20,7 +20,9 @@ import json
 import time
 import warnings
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -397,6 +399,57 @@ def check_onnx(model, path: Path, images: np.ndarray) -> dict:
             "input": [int(images.shape[2]), int(images.shape[1])]}
 
 
+def fit(make: Callable, args: argparse.Namespace, designs: list[str]) -> tuple[Any, float, int]:
+    """A network trained on data from `make` (`make_detector_data`, or the pile crops'
+    `models.pile_data.make_pile_data`) of `args.scenes` scenes of `designs`, a share
+    `args.share_1080` of them at 1080p and the rest at 720p: the network, the seconds the
+    training took and how many images it saw."""
+    n1080 = round(args.scenes * args.share_1080)
+    parts = [make(args.seed, designs, args.scenes - n1080, FRAME_SIZES["720p"], args.workers)]
+    if n1080:
+        parts.append(make(args.seed + 5, designs, n1080, FRAME_SIZES["1080p"], args.workers))
+    images = np.concatenate([p[0] for p in parts])
+    targets = {k: np.concatenate([p[1][k] for p in parts]) for k in parts[0][1]}
+    del parts
+    model = build_model()
+    load_weights(model, args.init)
+    started = time.perf_counter()
+    train(model, images, targets, args.epochs, args.seed, args.lr,
+          warm_start=args.init is not None)
+    return model, time.perf_counter() - started, len(images)
+
+
+def calibrate_and_test(make: Callable, model, args: argparse.Namespace,
+                       calibration_designs: list[str], held_designs: list[str]) -> dict:
+    """The score threshold and NMS overlap with the best F1 on `args.eval` scenes of the
+    calibration designs at 720p, and the figures there and on as many of the held-out
+    designs at each size; `test_images` the last of those (to check the export on)."""
+    images, targets = make(args.seed + 1, calibration_designs, args.eval, FRAME_SIZES["720p"],
+                           args.workers)
+    calibration = Scored.from_outputs(*outputs(model, images), targets)
+    threshold, nms_iou = pick_thresholds(calibration)
+    found = {"score_threshold": threshold, "nms_iou": nms_iou,
+             "calibration": calibration.metrics(threshold, nms_iou), "held_out": {}}
+    for k, (name, size) in enumerate(FRAME_SIZES.items()):
+        images, targets = make(args.seed + 2 + k, held_designs, args.eval, size, args.workers)
+        found["held_out"][name] = Scored.from_outputs(
+            *outputs(model, images), targets).metrics(threshold, nms_iou)
+    found["test_images"] = images
+    return found
+
+
+def write_model(model, report: dict, test_images: np.ndarray, out: Path) -> None:
+    """Export to `out` (ONNX, checked against torch), the weights beside it, and the report
+    (`.json`); print its figures."""
+    export(model, out)
+    save_weights(model, out)
+    report["onnx"] = check_onnx(model, out, test_images)
+    report["onnx_bytes"] = out.stat().st_size
+    out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps({k: report[k] for k in ("score_threshold", "nms_iou", "calibration",
+                                             "held_out", "onnx")}, indent=2))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", type=int, default=8000, help="training scenes")
@@ -409,26 +462,10 @@ def main() -> None:
     run_arguments(parser, MODELS / "card_detector.onnx")
     args = parser.parse_args()
     train_designs, calibration_designs, held_designs = start_training(args)
-    n1080 = round(args.scenes * args.share_1080)
-    parts = [make_detector_data(args.seed, train_designs, args.scenes - n1080, FRAME_SIZES["720p"],
-                                args.workers)]
-    if n1080:
-        parts.append(make_detector_data(args.seed + 5, train_designs, n1080, FRAME_SIZES["1080p"],
-                                        args.workers))
-    images = np.concatenate([p[0] for p in parts])
-    targets = {k: np.concatenate([p[1][k] for p in parts]) for k in parts[0][1]}
-    del parts
-    model = build_model()
-    load_weights(model, args.init)
-    started = time.perf_counter()
-    train(model, images, targets, args.epochs, args.seed, args.lr,
-          warm_start=args.init is not None)
-    train_seconds = time.perf_counter() - started
-
-    cal_images, cal_targets = make_detector_data(args.seed + 1, calibration_designs, args.eval,
-                                                 FRAME_SIZES["720p"], args.workers)
-    calibration = Scored.from_outputs(*outputs(model, cal_images), cal_targets)
-    threshold, nms_iou = pick_thresholds(calibration)
+    model, train_seconds, _ = fit(make_detector_data, args, train_designs)
+    figures = calibrate_and_test(make_detector_data, model, args, calibration_designs,
+                                 held_designs)
+    test_images = figures.pop("test_images")
     report: dict = {
         "seed": args.seed, "scenes": args.scenes, "share_1080": args.share_1080,
         "epochs": args.epochs, "train_seconds": round(train_seconds), "lr": args.lr,
@@ -436,26 +473,14 @@ def main() -> None:
         "continued_from": earlier_run(args.init),
         "input_long_side": LONG_SIDE, "pad_multiple": MULTIPLE, "stride": STRIDE,
         "channels": list(CHANNELS), "min_visible": MIN_VISIBLE, "match_iou": MATCH_IOU,
-        "score_threshold": threshold, "nms_iou": nms_iou,
+        "score_threshold": figures["score_threshold"], "nms_iou": figures["nms_iou"],
         "gmac_512x288": round(gmacs(model), 3),
         "parameters": sum(p.numel() for p in model.parameters()),
         "train_designs": train_designs, "calibration_designs": calibration_designs,
         "held_out_designs": held_designs, "held_out_families": list(HELD_OUT_FAMILIES),
         "calibration_families": list(CALIBRATION_FAMILIES), "marker_roles": list(MARKER_ROLES),
-        "calibration": calibration.metrics(threshold, nms_iou),
-        "held_out": {}}
-    for k, (name, size) in enumerate(FRAME_SIZES.items()):
-        test_images, test_targets = make_detector_data(args.seed + 2 + k, held_designs,
-                                                       args.eval, size, args.workers)
-        report["held_out"][name] = Scored.from_outputs(
-            *outputs(model, test_images), test_targets).metrics(threshold, nms_iou)
-    export(model, args.out)
-    save_weights(model, args.out)
-    report["onnx"] = check_onnx(model, args.out, test_images)
-    report["onnx_bytes"] = args.out.stat().st_size
-    args.out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps({k: report[k] for k in ("score_threshold", "nms_iou", "calibration",
-                                             "held_out", "onnx")}, indent=2))
+        "calibration": figures["calibration"], "held_out": figures["held_out"]}
+    write_model(model, report, test_images, args.out)
 
 
 if __name__ == "__main__":

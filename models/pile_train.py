@@ -15,12 +15,7 @@ on crops of the held-out families at 720p and 1080p. Reproducible from the seed.
 from __future__ import annotations
 
 import argparse
-import json
-import time
 
-import numpy as np
-
-from vision.camera import FRAME_SIZES
 from vision.detect import CHANNELS, STRIDE
 from vision.piles import CARD_PX, CORE_MARGIN, CROWDED_IOU, INPUT_PX
 
@@ -28,24 +23,11 @@ from .common import (
     CALIBRATION_FAMILIES,
     HELD_OUT_FAMILIES,
     earlier_run,
-    load_weights,
     run_arguments,
-    save_weights,
     start_training,
 )
 from .detect_data import MIN_VISIBLE
-from .detect_train import (
-    MATCH_IOU,
-    MODELS,
-    Scored,
-    build_model,
-    check_onnx,
-    export,
-    gmacs,
-    outputs,
-    pick_thresholds,
-    train,
-)
+from .detect_train import MATCH_IOU, MODELS, calibrate_and_test, fit, gmacs, write_model
 from .pile_data import make_pile_data
 
 
@@ -61,28 +43,10 @@ def main() -> None:
     run_arguments(parser, MODELS / "pile_detector.onnx")
     args = parser.parse_args()
     train_designs, calibration_designs, held_designs = start_training(args)
-    n1080 = round(args.scenes * args.share_1080)
-    parts = [make_pile_data(args.seed, train_designs, args.scenes - n1080, FRAME_SIZES["720p"],
-                            args.workers)]
-    if n1080:
-        parts.append(make_pile_data(args.seed + 5, train_designs, n1080, FRAME_SIZES["1080p"],
-                                    args.workers))
-    images = np.concatenate([p[0] for p in parts])
-    targets = {k: np.concatenate([p[1][k] for p in parts]) for k in parts[0][1]}
-    del parts
-    model = build_model()
-    load_weights(model, args.init)
-    started = time.perf_counter()
-    train(model, images, targets, args.epochs, args.seed, args.lr,
-          warm_start=args.init is not None)
-    train_seconds = time.perf_counter() - started
-    crops = len(images)
-    del images, targets
-
-    cal_images, cal_targets = make_pile_data(args.seed + 1, calibration_designs, args.eval,
-                                             FRAME_SIZES["720p"], args.workers)
-    calibration = Scored.from_outputs(*outputs(model, cal_images), cal_targets)
-    threshold, nms_iou = pick_thresholds(calibration)
+    model, train_seconds, crops = fit(make_pile_data, args, train_designs)
+    figures = calibrate_and_test(make_pile_data, model, args, calibration_designs,
+                                 held_designs)
+    test_images = figures.pop("test_images")
     report: dict = {
         "seed": args.seed, "scenes": args.scenes, "crops": crops, "share_1080": args.share_1080,
         "epochs": args.epochs, "train_seconds": round(train_seconds), "lr": args.lr,
@@ -91,25 +55,14 @@ def main() -> None:
         "input_px": INPUT_PX, "card_px": CARD_PX, "core_margin": CORE_MARGIN,
         "crowded_iou": CROWDED_IOU, "stride": STRIDE, "channels": list(CHANNELS),
         "min_visible": MIN_VISIBLE, "match_iou": MATCH_IOU,
-        "score_threshold": threshold, "nms_iou": nms_iou,
+        "score_threshold": figures["score_threshold"], "nms_iou": figures["nms_iou"],
         "gmac_224x224": round(gmacs(model, (INPUT_PX, INPUT_PX)), 3),
         "parameters": sum(p.numel() for p in model.parameters()),
         "train_designs": train_designs, "calibration_designs": calibration_designs,
         "held_out_designs": held_designs, "held_out_families": list(HELD_OUT_FAMILIES),
         "calibration_families": list(CALIBRATION_FAMILIES),
-        "calibration": calibration.metrics(threshold, nms_iou), "held_out": {}}
-    for k, (name, size) in enumerate(FRAME_SIZES.items()):
-        test_images, test_targets = make_pile_data(args.seed + 2 + k, held_designs,
-                                                   args.eval, size, args.workers)
-        report["held_out"][name] = Scored.from_outputs(
-            *outputs(model, test_images), test_targets).metrics(threshold, nms_iou)
-    export(model, args.out)
-    save_weights(model, args.out)
-    report["onnx"] = check_onnx(model, args.out, test_images)
-    report["onnx_bytes"] = args.out.stat().st_size
-    args.out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps({k: report[k] for k in ("score_threshold", "nms_iou", "calibration",
-                                             "held_out", "onnx")}, indent=2))
+        "calibration": figures["calibration"], "held_out": figures["held_out"]}
+    write_model(model, report, test_images, args.out)
 
 
 if __name__ == "__main__":
