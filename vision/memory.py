@@ -85,8 +85,9 @@ class PileMemory:
     def __init__(self, shift_share: float = 0.06, pixel_change: float = 6.0) -> None:
         self.shift_share = shift_share
         self.pixel_change = pixel_change
-        self.looks: list[tuple[np.ndarray, float, np.ndarray, object]] = []  # (centre, short,
-        # thumbnail, found)
+        # (centre, short side, thumbnail, what was found) of each crop: the last frame's
+        # looks, and those this frame has kept or made so far
+        self.looks: list[tuple[np.ndarray, float, np.ndarray, object]] = []
         self.kept: list[tuple[np.ndarray, float, np.ndarray, object]] = []
 
     @staticmethod
