@@ -370,12 +370,16 @@ class CardDetector:
                     inside &= ~earlier.core(points, earlier_short)
                 return inside
 
-            seen = seen.take(np.nonzero(mine(seen.anchor))[0])
-            replaced = mine(found.anchor)  # first-pass boxes in the core that a second one
-            # overlaps: the pile network misses some cards the first pass found
-            replaced[replaced] = iou_matrix(found.quads[replaced], seen.quads).max(
-                axis=1, initial=0.0) >= KEEP_IOU
-            owned |= replaced
+            seen = seen.take(np.nonzero(mine(seen.anchor))[0])  # a copy: memory keeps its own
+            core = np.nonzero(mine(found.anchor))[0]
+            # first-pass boxes in the core that a second-look box overlaps by KEEP_IOU; the
+            # pile network misses some cards the first pass found, and those stay
+            same = iou_matrix(found.quads[core], seen.quads) >= KEEP_IOU
+            owned[core[same.any(axis=1)]] = True
+            # a card both passes found is as sure as the surer one says (the score gates
+            # naming: `vision.classify`)
+            for j in np.nonzero(same.any(axis=0))[0]:
+                seen.score[j] = max(seen.score[j], found.score[core[same[:, j]]].max())
             again.append(seen)
             cores.append((view, short))
         if self.pile_memory is not None:
