@@ -22,7 +22,7 @@ INPUT_PX = 224  # the crop's side, network input px
 CARD_PX = 84.0  # a card's short side in the crop, input px
 CORE_MARGIN = 0.35  # of a card's short side: a crop's edge band where the first pass stands
 CROWDED_IOU = 0.1  # first-pass boxes overlapping this much are one pile
-KEEP_IOU = 0.7  # a first-pass box in a core stays unless a second look's overlaps it this much
+KEEP_IOU = 0.7  # a first-pass box in a core stays unless a second-look box overlaps it so much
 
 
 @dataclass(frozen=True)
