@@ -319,17 +319,18 @@ class CardDetector:
         """`piles`: the network that looks again at each pile (`vision.piles`), None for
         the first pass alone; `video`: frames come from one camera in order, and a pile that
         has not changed keeps what was found in it."""
-        def read(report: dict) -> tuple[int, int, float, float]:
+        def decoding(report: dict) -> tuple[float, float]:
+            """The score threshold and NMS overlap, for outputs this code can decode."""
             if int(report["stride"]) != STRIDE or tuple(report["channels"]) != CHANNELS:
                 raise ValueError("stride or channels differ from this code's")
+            return float(report["score_threshold"]), float(report["nms_iou"])
+
+        def read(report: dict) -> tuple[int, int, float, float]:
             return (int(report["input_long_side"]), int(report["pad_multiple"]),
-                    float(report["score_threshold"]), float(report["nms_iou"]))
+                    *decoding(report))
 
         def read_piles(report: dict) -> tuple[int, float, float, float]:
-            if int(report["stride"]) != STRIDE or tuple(report["channels"]) != CHANNELS:
-                raise ValueError("stride or channels differ from this code's")
-            return (int(report["input_px"]), float(report["card_px"]),
-                    float(report["score_threshold"]), float(report["nms_iou"]))
+            return int(report["input_px"]), float(report["card_px"]), *decoding(report)
 
         self.session, (self.long_side, self.multiple, self.threshold, self.nms_iou) = (
             load_model(model, "card detector", read, threads=threads,
@@ -393,11 +394,10 @@ class CardDetector:
         pixels have not changed since."""
         session, (size, card_px, threshold, nms_iou) = self.piles
         memory = self.pile_memory
-        for was_centre, was_short in memory.near(centre, short) if memory else ():
-            image, view = pile_crop(frame, was_centre, was_short, size, card_px)
-            seen = memory.recall(was_centre, was_short, image)
-            if seen is not None:
-                return seen, view
+        for look in memory.near(centre, short) if memory else ():
+            image, view = pile_crop(frame, look.centre, look.short, size, card_px)
+            if memory.recall(look, image):
+                return look.found, view
         image, view = pile_crop(frame, centre, short, size, card_px)
         seen = Found.of(run_network(session, image, threshold, nms_iou), view)
         if memory is not None:

@@ -9,6 +9,8 @@ and anything that changes the card (turned over, swapped, a hand over it) change
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 
@@ -74,6 +76,17 @@ class CardMemory:
 PILE_THUMB = (32, 32)  # a pile's crop shrunk to this grey image for the pixel test
 
 
+@dataclass(frozen=True)
+class PileLook:
+    """Where a pile's crop was cut (centre, card short side: frame px), its pixels then,
+    and what the pile network found in it."""
+
+    centre: np.ndarray
+    short: float
+    thumb: np.ndarray
+    found: object
+
+
 class PileMemory:
     """Live video: a pile whose crop has not changed keeps what the pile network found in it
     (`vision.detect.CardDetector.look_again`), as `CardMemory` keeps names. A crop is cut
@@ -85,37 +98,32 @@ class PileMemory:
     def __init__(self, shift_share: float = 0.06, pixel_change: float = 6.0) -> None:
         self.shift_share = shift_share
         self.pixel_change = pixel_change
-        # (centre, short side, thumbnail, what was found) of each crop: the last frame's
-        # looks, and those this frame has kept or made so far
-        self.looks: list[tuple[np.ndarray, float, np.ndarray, object]] = []
-        self.kept: list[tuple[np.ndarray, float, np.ndarray, object]] = []
+        self.looks: list[PileLook] = []  # the last frame's, which this frame can recall
+        self.kept: list[PileLook] = []  # this frame's so far, kept or made
 
     @staticmethod
     def thumbnail(crop: np.ndarray) -> np.ndarray:
         grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
         return cv2.resize(grey, PILE_THUMB, interpolation=cv2.INTER_AREA).astype(np.float32)
 
-    def near(self, centre: np.ndarray, short: float) -> list[tuple[np.ndarray, float]]:
-        """Where earlier crops were cut that could be this pile's: (centre, short) each."""
-        return [(c, s) for c, s, _, _ in self.looks
-                if np.hypot(*(c - centre)) <= self.shift_share * short
-                and abs(np.log(s / short)) <= self.shift_share]
+    def near(self, centre: np.ndarray, short: float) -> list[PileLook]:
+        """The last frame's looks that could be at this pile."""
+        return [look for look in self.looks
+                if np.hypot(*(look.centre - centre)) <= self.shift_share * short
+                and abs(np.log(look.short / short)) <= self.shift_share]
 
-    def recall(self, centre: np.ndarray, short: float, crop: np.ndarray) -> object | None:
-        """What the pile network found in the crop cut at (`centre`, `short`), if that
-        crop (`crop`, cut now) looks as it did then; it is then kept for the next frame."""
-        thumb = self.thumbnail(crop)
-        for look in self.looks:
-            if look[1] == short and np.array_equal(look[0], centre) and \
-                    np.abs(thumb - look[2]).mean() < self.pixel_change:
-                self.kept.append(look)
-                return look[3]
-        return None
+    def recall(self, look: PileLook, crop: np.ndarray) -> bool:
+        """Whether the crop cut again where `look` was (`crop`, cut now) looks as it did
+        then; if so, `look` is kept for the next frame."""
+        same = np.abs(self.thumbnail(crop) - look.thumb).mean() < self.pixel_change
+        if same:
+            self.kept.append(look)
+        return bool(same)
 
     def remember(self, centre: np.ndarray, short: float, crop: np.ndarray,
                  found: object) -> None:
-        self.kept.append((np.asarray(centre, np.float64).copy(), short, self.thumbnail(crop),
-                          found))
+        self.kept.append(PileLook(np.asarray(centre, np.float64).copy(), short,
+                                  self.thumbnail(crop), found))
 
     def next_frame(self) -> None:
         """The looks kept or made this frame are the ones the next frame can recall."""
