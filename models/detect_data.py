@@ -28,7 +28,7 @@ Everything is in cells (input px / 4) and reproducible from the seed.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -305,7 +305,16 @@ def make_detector_data(seed: int, designs: Sequence[str], count: int,
     """`count` scenes rendered at `image_size` from `designs`: images uint8 (N, H, W, 3) at
     the network's input size and their targets (see `_stack`). Made in chunks of CHUNK
     scenes, each from its own seed: the same seed gives the same data, any worker count."""
-    parts = in_chunks(_chunk, seed, count, CHUNK,
+    return scenes_in_chunks(_chunk, seed, designs, count, image_size, workers, progress)
+
+
+def scenes_in_chunks(make: Callable[..., tuple[np.ndarray, dict[str, np.ndarray]]],
+                     seed: int, designs: Sequence[str], count: int,
+                     image_size: tuple[int, int], workers: int,
+                     progress: bool) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """`make(seed, designs, count, image_size)` (images and targets of `count` scenes) over
+    chunks of CHUNK scenes, each from its own seed, joined."""
+    parts = in_chunks(make, seed, count, CHUNK,
                       {"designs": list(designs), "image_size": tuple(image_size)}, workers,
                       "scenes", progress)
     images = np.concatenate([p[0] for p in parts])

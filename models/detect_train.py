@@ -438,6 +438,26 @@ def calibrate_and_test(make: Callable, model, args: argparse.Namespace,
     return found
 
 
+def run_report(args: argparse.Namespace, model, train_seconds: float, figures: dict,
+               designs: tuple[list[str], list[str], list[str]]) -> dict:
+    """What the card detector's and the pile detector's reports share: the run, the
+    network's outputs, the design split and the figures (`calibrate_and_test`)."""
+    train_designs, calibration_designs, held_designs = designs
+    return {
+        "seed": args.seed, "scenes": args.scenes, "share_1080": args.share_1080,
+        "epochs": args.epochs, "train_seconds": round(train_seconds), "lr": args.lr,
+        "init": str(args.init) if args.init else None,
+        "continued_from": earlier_run(args.init),
+        "stride": STRIDE, "channels": list(CHANNELS), "min_visible": MIN_VISIBLE,
+        "match_iou": MATCH_IOU, "score_threshold": figures["score_threshold"],
+        "nms_iou": figures["nms_iou"],
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "train_designs": train_designs, "calibration_designs": calibration_designs,
+        "held_out_designs": held_designs, "held_out_families": list(HELD_OUT_FAMILIES),
+        "calibration_families": list(CALIBRATION_FAMILIES),
+        "calibration": figures["calibration"], "held_out": figures["held_out"]}
+
+
 def write_model(model, report: dict, test_images: np.ndarray, out: Path) -> None:
     """Export to `out` (ONNX, checked against torch), the weights beside it, and the report
     (`.json`); print its figures."""
@@ -461,25 +481,13 @@ def main() -> None:
                         "to continue a run)")
     run_arguments(parser, MODELS / "card_detector.onnx")
     args = parser.parse_args()
-    train_designs, calibration_designs, held_designs = start_training(args)
-    model, train_seconds, _ = fit(make_detector_data, args, train_designs)
-    figures = calibrate_and_test(make_detector_data, model, args, calibration_designs,
-                                 held_designs)
+    designs = start_training(args)  # training, calibration, held out
+    model, train_seconds, _ = fit(make_detector_data, args, designs[0])
+    figures = calibrate_and_test(make_detector_data, model, args, *designs[1:])
     test_images = figures.pop("test_images")
-    report: dict = {
-        "seed": args.seed, "scenes": args.scenes, "share_1080": args.share_1080,
-        "epochs": args.epochs, "train_seconds": round(train_seconds), "lr": args.lr,
-        "init": str(args.init) if args.init else None,
-        "continued_from": earlier_run(args.init),
-        "input_long_side": LONG_SIDE, "pad_multiple": MULTIPLE, "stride": STRIDE,
-        "channels": list(CHANNELS), "min_visible": MIN_VISIBLE, "match_iou": MATCH_IOU,
-        "score_threshold": figures["score_threshold"], "nms_iou": figures["nms_iou"],
-        "gmac_512x288": round(gmacs(model), 3),
-        "parameters": sum(p.numel() for p in model.parameters()),
-        "train_designs": train_designs, "calibration_designs": calibration_designs,
-        "held_out_designs": held_designs, "held_out_families": list(HELD_OUT_FAMILIES),
-        "calibration_families": list(CALIBRATION_FAMILIES), "marker_roles": list(MARKER_ROLES),
-        "calibration": figures["calibration"], "held_out": figures["held_out"]}
+    report = {**run_report(args, model, train_seconds, figures, designs),
+              "input_long_side": LONG_SIDE, "pad_multiple": MULTIPLE,
+              "gmac_512x288": round(gmacs(model), 3), "marker_roles": list(MARKER_ROLES)}
     write_model(model, report, test_images, args.out)
 
 

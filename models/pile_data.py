@@ -18,10 +18,8 @@ from vision.layout import random_scene
 from vision.piles import pile_crop, piles
 from vision.render import render
 
-from .common import in_chunks
-from .detect_data import MIN_VISIBLE, SceneTargets, _stack, view_targets
+from .detect_data import MIN_VISIBLE, SceneTargets, _stack, scenes_in_chunks, view_targets
 
-CHUNK = 40  # scenes a parallel job
 MAX_PILES = 3  # pile crops a scene (the most crowded), besides one on any card
 CENTRE_JITTER = 0.15  # of the card's short side: a first pass's pile middle is this far off
 SIZE_JITTER = 0.07  # log of the card size a first pass gives
@@ -61,8 +59,4 @@ def make_pile_data(seed: int, designs: Sequence[str], scenes: int,
                    progress: bool = True) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Crops of `scenes` scenes rendered at `image_size` from `designs` (up to
     MAX_PILES + 1 a scene), as `models.detect_data.make_detector_data` gives scenes."""
-    parts = in_chunks(_chunk, seed, scenes, CHUNK,
-                      {"designs": list(designs), "image_size": tuple(image_size)}, workers,
-                      "scenes", progress)
-    images = np.concatenate([p[0] for p in parts])
-    return images, {k: np.concatenate([p[1][k] for p in parts]) for k in parts[0][1]}
+    return scenes_in_chunks(_chunk, seed, designs, scenes, image_size, workers, progress)

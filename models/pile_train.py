@@ -16,18 +16,10 @@ from __future__ import annotations
 
 import argparse
 
-from vision.detect import CHANNELS, STRIDE
 from vision.piles import CARD_PX, CORE_MARGIN, CROWDED_IOU, INPUT_PX
 
-from .common import (
-    CALIBRATION_FAMILIES,
-    HELD_OUT_FAMILIES,
-    earlier_run,
-    run_arguments,
-    start_training,
-)
-from .detect_data import MIN_VISIBLE
-from .detect_train import MATCH_IOU, MODELS, calibrate_and_test, fit, gmacs, write_model
+from .common import run_arguments, start_training
+from .detect_train import MODELS, calibrate_and_test, fit, gmacs, run_report, write_model
 from .pile_data import make_pile_data
 
 
@@ -42,26 +34,14 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=6e-4, help="peak learning rate")
     run_arguments(parser, MODELS / "pile_detector.onnx")
     args = parser.parse_args()
-    train_designs, calibration_designs, held_designs = start_training(args)
-    model, train_seconds, crops = fit(make_pile_data, args, train_designs)
-    figures = calibrate_and_test(make_pile_data, model, args, calibration_designs,
-                                 held_designs)
+    designs = start_training(args)  # training, calibration, held out
+    model, train_seconds, crops = fit(make_pile_data, args, designs[0])
+    figures = calibrate_and_test(make_pile_data, model, args, *designs[1:])
     test_images = figures.pop("test_images")
-    report: dict = {
-        "seed": args.seed, "scenes": args.scenes, "crops": crops, "share_1080": args.share_1080,
-        "epochs": args.epochs, "train_seconds": round(train_seconds), "lr": args.lr,
-        "init": str(args.init) if args.init else None,
-        "continued_from": earlier_run(args.init),
-        "input_px": INPUT_PX, "card_px": CARD_PX, "core_margin": CORE_MARGIN,
-        "crowded_iou": CROWDED_IOU, "stride": STRIDE, "channels": list(CHANNELS),
-        "min_visible": MIN_VISIBLE, "match_iou": MATCH_IOU,
-        "score_threshold": figures["score_threshold"], "nms_iou": figures["nms_iou"],
-        "gmac_224x224": round(gmacs(model, (INPUT_PX, INPUT_PX)), 3),
-        "parameters": sum(p.numel() for p in model.parameters()),
-        "train_designs": train_designs, "calibration_designs": calibration_designs,
-        "held_out_designs": held_designs, "held_out_families": list(HELD_OUT_FAMILIES),
-        "calibration_families": list(CALIBRATION_FAMILIES),
-        "calibration": figures["calibration"], "held_out": figures["held_out"]}
+    report = {**run_report(args, model, train_seconds, figures, designs),
+              "crops": crops, "input_px": INPUT_PX, "card_px": CARD_PX,
+              "core_margin": CORE_MARGIN, "crowded_iou": CROWDED_IOU,
+              "gmac_224x224": round(gmacs(model, (INPUT_PX, INPUT_PX)), 3)}
     write_model(model, report, test_images, args.out)
 
 
