@@ -67,7 +67,29 @@ def image_tensor(images: np.ndarray):  # -> torch.Tensor
     """Images NHWC uint8 as the networks train on them: NCHW floats in [0, 1]."""
     import torch
 
-    return torch.from_numpy(images).permute(0, 3, 1, 2).float().div_(255.0)
+    return as_input(torch.from_numpy(images))
+
+
+def as_input(images):  # (torch.Tensor) -> torch.Tensor
+    """A uint8 NHWC tensor, wherever it lies, as the networks take it: NCHW in [0, 1]."""
+    return images.permute(0, 3, 1, 2).float().div_(255.0)
+
+
+def on_device(arrays: dict[str, np.ndarray], device: str) -> dict:  # -> {name: torch.Tensor}
+    """Training data as tensors on `device`, moved there once so that each batch is cut
+    there: on the CPU they share the arrays' memory, on a GPU a batch costs no copy."""
+    import torch
+
+    return {k: torch.from_numpy(np.ascontiguousarray(v)).to(device) for k, v in arrays.items()}
+
+
+def batch_indices(order: np.ndarray, batch: int, device: str) -> list:  # -> [torch.Tensor]
+    """`order` (a permutation) cut into whole batches of `batch`, as index tensors on
+    `device`; the last, partial batch is left out."""
+    import torch
+
+    return [torch.from_numpy(order[start:start + batch]).to(device)
+            for start in range(0, len(order) - batch + 1, batch)]
 
 
 def load_weights(model, path: Path | None) -> None:
@@ -164,20 +186,31 @@ def save_weights(model, onnx_path: Path) -> Path:
     return path
 
 
-def run_arguments(parser: argparse.ArgumentParser, out: Path) -> None:
-    """The options both trainings take: seed, workers, a warm start and where to write."""
+def run_arguments(parser: argparse.ArgumentParser, out: Path, batch: int) -> None:
+    """The options every training takes: seed, workers, where it trains and on batches of
+    how many, a warm start and where to write."""
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2, help="processes making the data, "
+                        "and torch's threads on the CPU")
+    parser.add_argument("--device", default="cpu", help="where to train: cpu, or cuda where "
+                        "PyTorch sees an NVIDIA GPU (the training data then lives on it)")
+    parser.add_argument("--batch", type=int, default=batch, help="samples a training step")
     parser.add_argument("--init", type=Path, help="weights to start from (an earlier run's "
                         ".pt, or its .onnx) instead of random ones")
     parser.add_argument("--out", type=Path, default=out)
 
 
 def start_training(args: argparse.Namespace) -> tuple[list[str], list[str], list[str]]:
-    """Torch on `args.workers` threads, the folder `args.out` goes in, and the design split,
-    announced."""
+    """Torch on `args.workers` threads (or on the GPU `args.device` names, at TF32) and
+    seeded, the folder `args.out` goes in, and the design split, announced."""
     import torch
 
     torch.set_num_threads(args.workers)
+    torch.manual_seed(args.seed)  # the network's first weights, drawn before training
+    if args.device != "cpu":
+        if not torch.cuda.is_available():
+            raise SystemExit(f"--device {args.device}: PyTorch sees no GPU here")
+        torch.backends.cudnn.benchmark = True  # the same input shapes every step
+        torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = True
     args.out.parent.mkdir(parents=True, exist_ok=True)
     return split_designs(announce=True)

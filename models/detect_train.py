@@ -45,9 +45,11 @@ from vision.render import RenderResult
 from .common import (
     CALIBRATION_FAMILIES,
     HELD_OUT_FAMILIES,
+    as_input,
+    batch_indices,
     earlier_run,
-    image_tensor,
     load_weights,
+    on_device,
     progress_bar,
     run_arguments,
     save_weights,
@@ -120,17 +122,17 @@ def gmacs(model, size: tuple[int, int] = (512, 288)) -> float:
     return total / 1e9
 
 
-def _batch(images: np.ndarray, targets: dict, index: np.ndarray, rng: np.random.Generator):
-    """Tensors for a batch, flipped at random: a flip moves the anchors and negates the
-    offsets along it and sin 2θ (a half turn, both flips, leaves 2θ as it was)."""
+def _batch(data: dict, index, rng: np.random.Generator):
+    """Tensors for a batch of `data` (`on_device`: the images and their targets), flipped at
+    random: a flip moves the anchors and negates the offsets along it and sin 2θ (a half
+    turn, both flips, leaves 2θ as it was)."""
     import torch
 
-    x = image_tensor(images[index])
-    heat = torch.from_numpy(targets["heatmap"][index].astype(np.float32))[:, None]
-    boxes = torch.from_numpy(np.concatenate([targets["boxes"][index], targets["votes"][index]],
-                                            axis=1).astype(np.float32))
-    mask = torch.from_numpy(targets["mask"][index])[:, None]
-    weight = torch.from_numpy(targets["vote_weight"][index].astype(np.float32))[:, None]
+    x = as_input(data["images"][index])
+    heat = data["heatmap"][index].float()[:, None]
+    boxes = torch.cat([data["boxes"][index], data["votes"][index]], dim=1).float()
+    mask = data["mask"][index][:, None]
+    weight = data["vote_weight"][index].float()[:, None]
     for dim, offset in ((3, 0), (2, 1)):
         if rng.random() < 0.5:
             x, heat, boxes, mask, weight = (t.flip(dim) for t in (x, heat, boxes, mask, weight))
@@ -163,12 +165,17 @@ def losses(heat_logit, box_out, heat, boxes, mask, weight) -> tuple:
 
 
 def train(model, images: np.ndarray, targets: dict, epochs: int, seed: int,
-          lr: float = 2e-3, warm_start: bool = False) -> None:
+          lr: float = 2e-3, warm_start: bool = False, device: str = "cpu",
+          batch: int = BATCH) -> None:
     import torch
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    steps = max(1, epochs * (len(images) // BATCH))
+    model.to(device)
+    wanted = ("heatmap", "boxes", "votes", "mask", "vote_weight")
+    data = on_device({"images": images, **{k: targets[k] for k in wanted}}, device)
+    batch = min(batch, len(images))
+    steps = max(1, epochs * (len(images) // batch))
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, lr, total_steps=steps,
                                                    pct_start=0.15)
@@ -177,10 +184,9 @@ def train(model, images: np.ndarray, targets: dict, epochs: int, seed: int,
         train_mode(model, warm_start)
         order = rng.permutation(len(images))
         started, running = time.perf_counter(), None
-        batches = max(1, len(order) // BATCH)
-        for b in range(batches):
-            x, heat, boxes, mask, weight = _batch(images, targets,
-                                                  order[b * BATCH:(b + 1) * BATCH], rng)
+        batches = batch_indices(order, batch, device)
+        for b, index in enumerate(batches):
+            x, heat, boxes, mask, weight = _batch(data, index, rng)
             heat_logit, box_out = model(x)
             focal, l1, face, votes = losses(heat_logit, box_out, heat, boxes, mask, weight)
             loss = focal + l1 + 0.5 * face + votes
@@ -191,10 +197,12 @@ def train(model, images: np.ndarray, targets: dict, epochs: int, seed: int,
             if step < steps - 1:
                 schedule.step()
             step += 1
-            parts = np.array([focal.item(), l1.item(), face.item(), votes.item()])
-            running = parts if running is None else 0.95 * running + 0.05 * parts
-            rate = (b + 1) * BATCH / (time.perf_counter() - started)
-            progress_bar(f"ep {epoch + 1}", b + 1, batches,
+            if b % 10 and b + 1 < len(batches):  # reading the losses waits for the GPU
+                continue
+            parts = torch.stack([focal, l1, face, votes]).detach().cpu().numpy()
+            running = parts if running is None else 0.6 * running + 0.4 * parts
+            rate = (b + 1) * batch / (time.perf_counter() - started)
+            progress_bar(f"ep {epoch + 1}", b + 1, len(batches),
                          f"heat {running[0]:.3f} box {running[1]:.3f} face {running[2]:.3f} "
                          f"votes {running[3]:.3f} {rate:.1f} img/s")
 
@@ -221,13 +229,14 @@ def outputs(model, images: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     import torch
 
     shipped = exported(model)
+    device = next(model.parameters()).device
     heats, boxes = [], []
     with torch.no_grad():
         for i in range(0, len(images), 32):
-            x = torch.from_numpy(images[i:i + 32]).permute(0, 3, 1, 2).float()
+            x = torch.from_numpy(images[i:i + 32]).to(device).permute(0, 3, 1, 2).float()
             h, b = shipped(x)
-            heats.append(h[:, 0].numpy())
-            boxes.append(b.numpy())
+            heats.append(h[:, 0].cpu().numpy())
+            boxes.append(b.cpu().numpy())
     return np.concatenate(heats), np.concatenate(boxes)
 
 
@@ -415,7 +424,7 @@ def fit(make: Callable, args: argparse.Namespace, designs: list[str]) -> tuple[A
     load_weights(model, args.init)
     started = time.perf_counter()
     train(model, images, targets, args.epochs, args.seed, args.lr,
-          warm_start=args.init is not None)
+          warm_start=args.init is not None, device=args.device, batch=args.batch)
     return model, time.perf_counter() - started, len(images)
 
 
@@ -446,6 +455,7 @@ def run_report(args: argparse.Namespace, model, train_seconds: float, figures: d
     return {
         "seed": args.seed, "scenes": args.scenes, "share_1080": args.share_1080,
         "epochs": args.epochs, "train_seconds": round(train_seconds), "lr": args.lr,
+        "batch": args.batch, "device": args.device,
         "init": str(args.init) if args.init else None,
         "continued_from": earlier_run(args.init),
         "stride": STRIDE, "channels": list(CHANNELS), "min_visible": MIN_VISIBLE,
@@ -461,6 +471,7 @@ def run_report(args: argparse.Namespace, model, train_seconds: float, figures: d
 def write_model(model, report: dict, test_images: np.ndarray, out: Path) -> None:
     """Export to `out` (ONNX, checked against torch), the weights beside it, and the report
     (`.json`); print its figures."""
+    model.cpu()
     export(model, out)
     save_weights(model, out)
     report["onnx"] = check_onnx(model, out, test_images)
@@ -479,7 +490,7 @@ def main() -> None:
     parser.add_argument("--eval", type=int, default=200, help="scenes a test set")
     parser.add_argument("--lr", type=float, default=2e-3, help="peak learning rate (lower "
                         "to continue a run)")
-    run_arguments(parser, MODELS / "card_detector.onnx")
+    run_arguments(parser, MODELS / "card_detector.onnx", BATCH)
     args = parser.parse_args()
     designs = start_training(args)  # training, calibration, held out
     model, train_seconds, _ = fit(make_detector_data, args, designs[0])

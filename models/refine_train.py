@@ -32,9 +32,11 @@ from vision.refine import CROP_PX, MARGIN, crop_warps, cut_out, offsets_of
 from vision.render import render
 
 from .common import (
-    image_tensor,
+    as_input,
+    batch_indices,
     in_chunks,
     load_weights,
+    on_device,
     progress_bar,
     run_arguments,
     save_weights,
@@ -120,21 +122,22 @@ def half_turn(offsets):
 
 
 def train(model, cuts: np.ndarray, offsets: np.ndarray, epochs: int, seed: int,
-          warm_start: bool = False) -> None:
+          warm_start: bool = False, device: str = "cpu", batch: int = BATCH) -> None:
     import torch
 
     torch.manual_seed(seed)
+    model.to(device)
+    data = on_device({"cuts": cuts, "offsets": offsets}, device)
     optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
-    steps = epochs * (len(cuts) // BATCH)
+    steps = epochs * (len(cuts) // batch)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, 2e-3, total_steps=steps)
     order_rng = np.random.default_rng(seed)
     for epoch in range(epochs):
         train_mode(model, warm_start)
         order = order_rng.permutation(len(cuts))
         total, seen, started = 0.0, 0, time.perf_counter()
-        for start in range(0, len(order) - BATCH + 1, BATCH):
-            index = np.sort(order[start:start + BATCH])
-            x, y = image_tensor(cuts[index]), torch.from_numpy(offsets[index])
+        for b, index in enumerate(batch_indices(order, batch, device)):
+            x, y = as_input(data["cuts"][index]), data["offsets"][index]
             if order_rng.random() < 0.5:  # a card has no up
                 x, y = torch.rot90(x, 2, (2, 3)), half_turn(y)
             loss = torch.nn.functional.l1_loss(model(x), y)
@@ -142,12 +145,13 @@ def train(model, cuts: np.ndarray, offsets: np.ndarray, epochs: int, seed: int,
             loss.backward()
             optimiser.step()
             schedule.step()
-            total, seen = total + loss.item() * len(index), seen + len(index)
-            if (start // BATCH) % 20 == 0:
+            total, seen = total + loss.detach() * len(index), seen + len(index)
+            if b % 20 == 0:
                 rate = seen / (time.perf_counter() - started)
-                progress_bar(f"ep {epoch + 1}", start + BATCH, len(order),
-                             f"L1 {total / seen:.4f} {rate:.0f}/s")
-        progress_bar(f"ep {epoch + 1}", len(order), len(order), f"L1 {total / max(seen, 1):.4f}")
+                progress_bar(f"ep {epoch + 1}", (b + 1) * batch, len(order),
+                             f"L1 {float(total) / seen:.4f} {rate:.0f}/s")
+        progress_bar(f"ep {epoch + 1}", len(order), len(order),
+                     f"L1 {float(total) / max(seen, 1):.4f}")
 
 
 def export(model, path: Path) -> None:
@@ -243,7 +247,7 @@ def main() -> None:
     parser.add_argument("--passes", type=int, default=2, help="refinements at run time")
     parser.add_argument("--measure-only", action="store_true", help="no training: measure "
                         "the refiner at --out again (after the detector changed)")
-    run_arguments(parser, MODELS / "card_refiner.onnx")
+    run_arguments(parser, MODELS / "card_refiner.onnx", BATCH)
     args = parser.parse_args()
     train_designs, _, held_designs = start_training(args)
     if not args.measure_only:
@@ -252,8 +256,10 @@ def main() -> None:
         model = build_model()
         load_weights(model, args.init)
         started = time.perf_counter()
-        train(model, cuts, offsets, args.epochs, args.seed, warm_start=args.init is not None)
+        train(model, cuts, offsets, args.epochs, args.seed, warm_start=args.init is not None,
+              device=args.device, batch=args.batch)
         train_seconds = time.perf_counter() - started
+        model.cpu()
         export(model, args.out)
         save_weights(model, args.out)
         report = {

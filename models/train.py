@@ -12,10 +12,13 @@ the seed: the same seed gives the same data, the same weights and the same figur
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
 import time
 import warnings
 from collections import Counter
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -24,10 +27,13 @@ from vision.cardart import CARD_CLASSES
 
 from .common import (
     HELD_OUT_FAMILIES,
+    as_input,
+    batch_indices,
     earlier_run,
     image_tensor,
     in_chunks,
     load_weights,
+    on_device,
     progress_bar,
     run_arguments,
     save_weights,
@@ -38,33 +44,49 @@ from .synth import INPUT_PX, batch
 
 MODELS = Path(__file__).parent
 WIDTHS = {"1080p (130 px)": 130.0, "720p (85 px)": 85.0, "far (55 px)": 55.0}
+BATCH = 128
 MAX_CONFIDENT_ERRORS = 1 / 1000
 
 
 def make_data(seed: int, designs: list[str], count: int, workers: int,
-              width_px: float | None = None,
-              relettered: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+              width_px: float | None = None, relettered: float = 0.0,
+              cache: Path | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Samples made in parallel chunks of 500, each from its own seed: reproducible.
-    `relettered` for training data only: tests see each design's own index."""
+    `relettered` for training data only: tests see each design's own index. With `cache`
+    (a folder), samples made once are kept there and read back by any run that asks for
+    the same: two networks trained on one set of data make it once."""
+    key = json.dumps([seed, sorted(designs), count, width_px, relettered, INPUT_PX])
+    path = cache / f"cards-{hashlib.sha1(key.encode()).hexdigest()[:16]}.npz" if cache else None
+    if path is not None and path.exists():
+        with np.load(path) as kept:
+            return kept["images"], kept["labels"]
     parts = in_chunks(batch, seed, count, 500, {"designs": designs, "width_px": width_px,
                                                "relettered": relettered}, workers, "data")
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    images, labels = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.npz")
+        np.savez(partial, images=images, labels=labels)
+        partial.replace(path)  # whole or absent, for a run reading it at the same time
+    return images, labels
 
 
-def build_model(classes: int):  # -> torch.nn.Module (torch is imported lazily: train extra)
+def build_model(classes: int, width: float = 1.0):  # -> torch.nn.Module (lazy torch: train extra)
     """Two views of a rectified card: the whole card at half resolution (colour, pips, a
     back's pattern) and its two index corners at full resolution (rank and suit, which every
     design prints alike). The corners share weights and are max-pooled, so the answer is the
-    same for a half-turned card and survives one covered corner."""
+    same for a half-turned card and survives one covered corner. `width` scales every
+    layer's channels (1: the shipped network)."""
     import torch
     from torch import nn
 
     def block(cin: int, cout: int, stride: int) -> nn.Sequential:
+        cin, cout = (c if c == 3 else round(c * width) for c in (cin, cout))
         return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False),
                              nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
 
-    width, height = INPUT_PX
-    corner_w, corner_h = round(width * 0.34), round(height * 0.30)
+    image_w, image_h = INPUT_PX
+    corner_w, corner_h = round(image_w * 0.34), round(image_h * 0.30)
 
     class CardNet(nn.Module):
         def __init__(self) -> None:
@@ -75,11 +97,13 @@ def build_model(classes: int):  # -> torch.nn.Module (torch is imported lazily: 
             self.corner = nn.Sequential(
                 block(3, 24, 1), block(24, 48, 2), block(48, 64, 1), block(64, 96, 2),
                 nn.AdaptiveMaxPool2d(1), nn.Flatten())
-            self.head = nn.Sequential(nn.Dropout(0.1), nn.Linear(96 + 96, classes))
+            self.head = nn.Sequential(nn.Dropout(0.1), nn.Linear(2 * round(96 * width),
+                                                                 classes))
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             top_left = x[:, :, :corner_h, :corner_w]
-            bottom_right = torch.flip(x[:, :, height - corner_h:, width - corner_w:], (2, 3))
+            bottom_right = torch.flip(x[:, :, image_h - corner_h:, image_w - corner_w:],
+                                      (2, 3))
             corners = torch.maximum(self.corner(top_left), self.corner(bottom_right))
             return self.head(torch.cat([self.whole(x), corners], dim=1))
 
@@ -87,12 +111,15 @@ def build_model(classes: int):  # -> torch.nn.Module (torch is imported lazily: 
 
 
 def train(model, images: np.ndarray, labels: np.ndarray, epochs: int, seed: int,
-          lr: float = 3e-3, warm_start: bool = False) -> None:
+          lr: float = 3e-3, warm_start: bool = False, device: str = "cpu",
+          batch: int = BATCH) -> None:
     import torch
 
     torch.manual_seed(seed)
+    model.to(device)
+    data = on_device({"images": images, "labels": labels}, device)
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
-    steps = epochs * (len(images) // 128)
+    steps = epochs * (len(images) // batch)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, lr, total_steps=steps)
     # no label smoothing: it caps the logits' margin, so right answers crowd just under the
     # 0.998 or so that 1 wrong in 1,000 needs (0.02 held them at 0.997) and go unanswered
@@ -103,12 +130,11 @@ def train(model, images: np.ndarray, labels: np.ndarray, epochs: int, seed: int,
         train_mode(model, warm_start)
         order = order_rng.permutation(len(images))
         seen, correct, started = 0, 0, time.perf_counter()
-        for start in range(0, len(order) - 127, 128):
-            index = order[start:start + 128]
-            x = image_tensor(images[index])
+        for b, index in enumerate(batch_indices(order, batch, device)):
+            x = as_input(data["images"][index])
             if order_rng.random() < 0.5:  # a card has no up: half-turned cards are the same
                 x = torch.rot90(x, 2, (2, 3))
-            y = torch.from_numpy(labels[index])
+            y = data["labels"][index]
             logits = model(x)
             loss = loss_fn(logits, y)
             optimiser.zero_grad()
@@ -117,21 +143,22 @@ def train(model, images: np.ndarray, labels: np.ndarray, epochs: int, seed: int,
             schedule.step()
             step += 1
             seen += len(index)
-            correct += int((logits.argmax(1) == y).sum())
+            correct += (logits.argmax(1) == y).sum()  # a tensor: no wait for the GPU
             if step % 20 == 0:
                 rate = seen / (time.perf_counter() - started)
-                progress_bar(f"ep {epoch + 1}", start + 128, len(order),
-                          f"loss {loss.item():.3f} acc {correct / seen:.3f} {rate:.0f}/s")
+                progress_bar(f"ep {epoch + 1}", (b + 1) * batch, len(order),
+                          f"loss {loss.item():.3f} acc {float(correct) / seen:.3f} {rate:.0f}/s")
         progress_bar(f"ep {epoch + 1}", len(order), len(order),
-                  f"acc {correct / max(seen, 1):.3f}")
+                  f"acc {float(correct) / max(seen, 1):.3f}")
 
 
 def logits_of(model, images: np.ndarray) -> np.ndarray:
     import torch
 
     model.eval()
+    device = next(model.parameters()).device
     with torch.no_grad():
-        return np.concatenate([model(image_tensor(images[i:i + 512])).numpy()
+        return np.concatenate([model(image_tensor(images[i:i + 512]).to(device)).cpu().numpy()
                                for i in range(0, len(images), 512)])
 
 
@@ -203,19 +230,22 @@ def main() -> None:
                         help="share of training courts and aces drawn with another index "
                         "letter (V, B, F, D, R, 1); 0.35 taught ancient_french's V and 1, +4 "
                         "points, and cost the other held-out designs up to 1.4 (not shipped)")
-    run_arguments(parser, MODELS / "card_classifier.onnx")
+    parser.add_argument("--width", type=float, default=1.0, help="the network's channels, "
+                        "times the shipped network's (an --init must have the same)")
+    parser.add_argument("--data-cache", type=Path, help="a folder to keep the samples in "
+                        "and read them back from, for runs on the same data")
+    run_arguments(parser, MODELS / "card_classifier.onnx", BATCH)
     args = parser.parse_args()
     train_designs, calibration_designs, held_designs = start_training(args)
-    images, labels = make_data(args.seed, train_designs, args.train, args.workers,
-                               relettered=args.relettered)
-    val_images, val_labels = make_data(args.seed + 1, train_designs, args.eval, args.workers)
-    cal_images, cal_labels = make_data(args.seed + 4, calibration_designs, args.eval,
-                                       args.workers)
-    model = build_model(len(CARD_CLASSES))
+    data = partial(make_data, workers=args.workers, cache=args.data_cache)
+    images, labels = data(args.seed, train_designs, args.train, relettered=args.relettered)
+    val_images, val_labels = data(args.seed + 1, train_designs, args.eval)
+    cal_images, cal_labels = data(args.seed + 4, calibration_designs, args.eval)
+    model = build_model(len(CARD_CLASSES), args.width)
     load_weights(model, args.init)
     started = time.perf_counter()
     train(model, images, labels, args.epochs, args.seed, args.lr,
-          warm_start=args.init is not None)
+          warm_start=args.init is not None, device=args.device, batch=args.batch)
     train_seconds = time.perf_counter() - started
 
     temperature = fit_temperature(logits_of(model, cal_images), cal_labels)
@@ -224,7 +254,8 @@ def main() -> None:
     val_prob = softmax(logits_of(model, val_images), temperature)
     report: dict = {
         "seed": args.seed, "train_samples": args.train, "epochs": args.epochs,
-        "train_seconds": round(train_seconds), "lr": args.lr,
+        "train_seconds": round(train_seconds), "lr": args.lr, "batch": args.batch,
+        "device": args.device, "width": args.width,
         **({"relettered": args.relettered} if args.relettered else {}),
         "init": str(args.init) if args.init else None, "continued_from": earlier_run(args.init),
         "train_designs": train_designs,
@@ -238,19 +269,18 @@ def main() -> None:
     }
     confusions: Counter = Counter()
     for name, width in WIDTHS.items():
-        test_images, test_labels = make_data(args.seed + 2, held_designs, args.eval,
-                                             args.workers, width)
+        test_images, test_labels = data(args.seed + 2, held_designs, args.eval, width_px=width)
         prob = softmax(logits_of(model, test_images), temperature)
         report["held_out"][name] = evaluate(prob, test_labels, threshold)
         for truth, guess in zip(test_labels, prob.argmax(1), strict=True):
             if truth != guess:
                 confusions[(CARD_CLASSES[truth], CARD_CLASSES[guess])] += 1
     for design in held_designs:
-        test_images, test_labels = make_data(args.seed + 3, [design], args.eval // 3,
-                                             args.workers)
+        test_images, test_labels = data(args.seed + 3, [design], args.eval // 3)
         prob = softmax(logits_of(model, test_images), temperature)
         report["held_out_by_design"][design] = evaluate(prob, test_labels, threshold)
     report["confusions"] = [[a, b, n] for (a, b), n in confusions.most_common(15)]
+    model.cpu()
     export(model, temperature, args.out)
     save_weights(model, args.out)
     report["onnx_bytes"] = args.out.stat().st_size
