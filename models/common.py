@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -61,6 +63,27 @@ def in_chunks(make: Callable[..., Any], seed: int, count: int, chunk: int,
             if progress:
                 progress_bar(what, i, len(jobs))
     return parts
+
+
+def kept(cache: Path | None, what: str, key: list,
+         make: Callable[[], dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """`make()`'s arrays, kept in the folder `cache` (if given) under `what` and `key` (the
+    arguments that make them, as JSON), and read back from there by any later run with the
+    same: two networks trained on one set of data make it once. A cache is for runs of one
+    version of the code: nothing in the key says how the data is made."""
+    if cache is None:
+        return make()
+    digest = hashlib.sha1(json.dumps(key).encode()).hexdigest()[:16]
+    path = cache / f"{what}-{digest}.npz"
+    if path.exists():
+        with np.load(path) as arrays:
+            return {k: arrays[k] for k in arrays.files}
+    arrays = make()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(f".{os.getpid()}.npz")
+    np.savez(partial, **arrays)
+    partial.replace(path)  # whole or absent, for a run reading it at the same time
+    return arrays
 
 
 def image_tensor(images: np.ndarray):  # -> torch.Tensor
@@ -195,9 +218,17 @@ def run_arguments(parser: argparse.ArgumentParser, out: Path, batch: int) -> Non
     parser.add_argument("--device", default="cpu", help="where to train: cpu, or cuda where "
                         "PyTorch sees an NVIDIA GPU (the training data then lives on it)")
     parser.add_argument("--batch", type=int, default=batch, help="samples a training step")
+    parser.add_argument("--data-cache", type=Path, help="a folder to keep the data in and "
+                        "read it back from, for several runs on the same data")
     parser.add_argument("--init", type=Path, help="weights to start from (an earlier run's "
                         ".pt, or its .onnx) instead of random ones")
     parser.add_argument("--out", type=Path, default=out)
+
+
+def width_argument(parser: argparse.ArgumentParser) -> None:
+    """--width, for a network whose channels scale (`build_model(width)`)."""
+    parser.add_argument("--width", type=float, default=1.0, help="the network's channels, "
+                        "times the shipped network's (an --init must have the same)")
 
 
 def start_training(args: argparse.Namespace) -> tuple[list[str], list[str], list[str]]:

@@ -48,6 +48,7 @@ from .common import (
     as_input,
     batch_indices,
     earlier_run,
+    kept,
     load_weights,
     on_device,
     progress_bar,
@@ -55,6 +56,7 @@ from .common import (
     save_weights,
     start_training,
     train_mode,
+    width_argument,
 )
 from .detect_data import MARKER_ROLES, MIN_VISIBLE, ROLES, make_detector_data
 
@@ -65,11 +67,15 @@ NMS_GRID = (0.7, 0.8, 0.9, 0.95, 1.01)  # 1.01: no rotated-box NMS at all
 BATCH = 16
 
 
-def build_model():  # -> torch.nn.Module (torch is imported lazily: the train extra)
+def build_model(width: float = 1.0):  # -> torch.nn.Module (lazy torch: the train extra)
     """Stride-2 stages down to 1/16 (the context that tells a marker's sliver from a card
-    edge), a light FPN back up to 1/4, then 3×3 heads: 1 heatmap, 7 box and 2 vote channels."""
+    edge), a light FPN back up to 1/4, then 3×3 heads: 1 heatmap, 7 box and 2 vote channels.
+    `width` scales every layer's channels (1: the shipped networks)."""
     import torch
     from torch import nn
+
+    def c(channels: int) -> int:
+        return round(channels * width)
 
     def conv(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
         return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, dilation, dilation, bias=False),
@@ -78,15 +84,16 @@ def build_model():  # -> torch.nn.Module (torch is imported lazily: the train ex
     class DetectorNet(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.s4 = nn.Sequential(conv(3, 16, 2), conv(16, 32, 2), conv(32, 32))
-            self.s8 = nn.Sequential(conv(32, 64, 2), conv(64, 64))
-            self.s16 = nn.Sequential(conv(64, 96, 2), conv(96, 96), conv(96, 96, dilation=2))
-            self.lat16, self.lat8 = nn.Conv2d(96, 48, 1), nn.Conv2d(64, 48, 1)
-            self.fuse8 = conv(48, 48)
-            self.up8, self.lat4 = nn.Conv2d(48, 32, 1), nn.Conv2d(32, 32, 1)
-            self.fuse4 = conv(32, 32)
-            self.heat = nn.Conv2d(32, 1, 3, padding=1)
-            self.boxes = nn.Conv2d(32, len(CHANNELS), 3, padding=1)
+            self.s4 = nn.Sequential(conv(3, c(16), 2), conv(c(16), c(32), 2), conv(c(32), c(32)))
+            self.s8 = nn.Sequential(conv(c(32), c(64), 2), conv(c(64), c(64)))
+            self.s16 = nn.Sequential(conv(c(64), c(96), 2), conv(c(96), c(96)),
+                                     conv(c(96), c(96), dilation=2))
+            self.lat16, self.lat8 = nn.Conv2d(c(96), c(48), 1), nn.Conv2d(c(64), c(48), 1)
+            self.fuse8 = conv(c(48), c(48))
+            self.up8, self.lat4 = nn.Conv2d(c(48), c(32), 1), nn.Conv2d(c(32), c(32), 1)
+            self.fuse4 = conv(c(32), c(32))
+            self.heat = nn.Conv2d(c(32), 1, 3, padding=1)
+            self.boxes = nn.Conv2d(c(32), len(CHANNELS), 3, padding=1)
             nn.init.constant_(self.heat.bias, -2.19)  # CenterNet: start at p ≈ 0.1
 
         def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -408,19 +415,32 @@ def check_onnx(model, path: Path, images: np.ndarray) -> dict:
             "input": [int(images.shape[2]), int(images.shape[1])]}
 
 
+def made(make: Callable, args: argparse.Namespace, seed: int, designs: list[str], count: int,
+         size: tuple[int, int]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """`make(seed, designs, count, size, args.workers)`: images and their targets, kept in
+    `args.data_cache` if given (`common.kept`)."""
+    def arrays() -> dict[str, np.ndarray]:
+        images, targets = make(seed, designs, count, size, args.workers)
+        return {"images": images, **targets}
+
+    found = kept(args.data_cache, make.__name__, [seed, sorted(designs), count, list(size)],
+                 arrays)
+    return found.pop("images"), found
+
+
 def fit(make: Callable, args: argparse.Namespace, designs: list[str]) -> tuple[Any, float, int]:
     """A network trained on data from `make` (`make_detector_data`, or the pile crops'
     `models.pile_data.make_pile_data`) of `args.scenes` scenes of `designs`, a share
     `args.share_1080` of them at 1080p and the rest at 720p: the network, the seconds the
     training took and how many images it saw."""
     n1080 = round(args.scenes * args.share_1080)
-    parts = [make(args.seed, designs, args.scenes - n1080, FRAME_SIZES["720p"], args.workers)]
+    parts = [made(make, args, args.seed, designs, args.scenes - n1080, FRAME_SIZES["720p"])]
     if n1080:
-        parts.append(make(args.seed + 5, designs, n1080, FRAME_SIZES["1080p"], args.workers))
+        parts.append(made(make, args, args.seed + 5, designs, n1080, FRAME_SIZES["1080p"]))
     images = np.concatenate([p[0] for p in parts])
     targets = {k: np.concatenate([p[1][k] for p in parts]) for k in parts[0][1]}
     del parts
-    model = build_model()
+    model = build_model(args.width)
     load_weights(model, args.init)
     started = time.perf_counter()
     train(model, images, targets, args.epochs, args.seed, args.lr,
@@ -433,14 +453,14 @@ def calibrate_and_test(make: Callable, model, args: argparse.Namespace,
     """The score threshold and NMS overlap with the best F1 on `args.eval` scenes of the
     calibration designs at 720p, and the figures there and on as many of the held-out
     designs at each size; `test_images` the last of those (to check the export on)."""
-    images, targets = make(args.seed + 1, calibration_designs, args.eval, FRAME_SIZES["720p"],
-                           args.workers)
+    images, targets = made(make, args, args.seed + 1, calibration_designs, args.eval,
+                           FRAME_SIZES["720p"])
     calibration = Scored.from_outputs(*outputs(model, images), targets)
     threshold, nms_iou = pick_thresholds(calibration)
     found = {"score_threshold": threshold, "nms_iou": nms_iou,
              "calibration": calibration.metrics(threshold, nms_iou), "held_out": {}}
     for k, (name, size) in enumerate(FRAME_SIZES.items()):
-        images, targets = make(args.seed + 2 + k, held_designs, args.eval, size, args.workers)
+        images, targets = made(make, args, args.seed + 2 + k, held_designs, args.eval, size)
         found["held_out"][name] = Scored.from_outputs(
             *outputs(model, images), targets).metrics(threshold, nms_iou)
     found["test_images"] = images
@@ -455,7 +475,7 @@ def run_report(args: argparse.Namespace, model, train_seconds: float, figures: d
     return {
         "seed": args.seed, "scenes": args.scenes, "share_1080": args.share_1080,
         "epochs": args.epochs, "train_seconds": round(train_seconds), "lr": args.lr,
-        "batch": args.batch, "device": args.device,
+        "batch": args.batch, "device": args.device, "width": args.width,
         "init": str(args.init) if args.init else None,
         "continued_from": earlier_run(args.init),
         "stride": STRIDE, "channels": list(CHANNELS), "min_visible": MIN_VISIBLE,
@@ -490,6 +510,7 @@ def main() -> None:
     parser.add_argument("--eval", type=int, default=200, help="scenes a test set")
     parser.add_argument("--lr", type=float, default=2e-3, help="peak learning rate (lower "
                         "to continue a run)")
+    width_argument(parser)
     run_arguments(parser, MODELS / "card_detector.onnx", BATCH)
     args = parser.parse_args()
     designs = start_training(args)  # training, calibration, held out

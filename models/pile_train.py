@@ -18,8 +18,16 @@ import argparse
 
 from vision.piles import CARD_PX, CORE_MARGIN, CROWDED_IOU, INPUT_PX
 
-from .common import run_arguments, start_training
-from .detect_train import BATCH, MODELS, calibrate_and_test, fit, gmacs, run_report, write_model
+from .common import run_arguments, start_training, width_argument
+from .detect_train import (
+    BATCH,
+    MODELS,
+    calibrate_and_test,
+    fit,
+    gmacs,
+    run_report,
+    write_model,
+)
 from .pile_data import make_pile_data
 
 
@@ -32,6 +40,7 @@ def main() -> None:
                         help="share of the training scenes rendered at 1080p (rest 720p)")
     parser.add_argument("--eval", type=int, default=150, help="scenes a test set")
     parser.add_argument("--lr", type=float, default=6e-4, help="peak learning rate")
+    width_argument(parser)
     run_arguments(parser, MODELS / "pile_detector.onnx", BATCH)
     args = parser.parse_args()
     designs = start_training(args)  # training, calibration, held out

@@ -35,6 +35,7 @@ from .common import (
     as_input,
     batch_indices,
     in_chunks,
+    kept,
     load_weights,
     on_device,
     progress_bar,
@@ -92,10 +93,17 @@ def make_refiner_data(seed: int, count: int, designs: list[str]) -> tuple:
             np.concatenate(offsets) if offsets else np.zeros((0, 8), np.float32))
 
 
-def make_data(seed: int, designs: list[str], scenes: int, workers: int) -> tuple:
-    parts = in_chunks(make_refiner_data, seed, scenes, CHUNK, {"designs": designs}, workers,
-                      "scenes")
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+def make_data(seed: int, designs: list[str], scenes: int, workers: int,
+              cache: Path | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Cut-outs and their corners' offsets, kept in `cache` if given (`common.kept`)."""
+    def made() -> dict[str, np.ndarray]:
+        parts = in_chunks(make_refiner_data, seed, scenes, CHUNK, {"designs": designs},
+                          workers, "scenes")
+        return {"cuts": np.concatenate([p[0] for p in parts]),
+                "offsets": np.concatenate([p[1] for p in parts])}
+
+    arrays = kept(cache, "refiner", [seed, sorted(designs), scenes], made)
+    return arrays["cuts"], arrays["offsets"]
 
 
 def build_model():  # -> torch.nn.Module (torch is imported lazily: the train extra)
@@ -251,7 +259,8 @@ def main() -> None:
     args = parser.parse_args()
     train_designs, _, held_designs = start_training(args)
     if not args.measure_only:
-        cuts, offsets = make_data(args.seed, train_designs, args.scenes, args.workers)
+        cuts, offsets = make_data(args.seed, train_designs, args.scenes, args.workers,
+                                  args.data_cache)
         print(f"{len(cuts)} samples", flush=True)
         model = build_model()
         load_weights(model, args.init)

@@ -12,9 +12,7 @@ the seed: the same seed gives the same data, the same weights and the same figur
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import os
 import time
 import warnings
 from collections import Counter
@@ -32,6 +30,7 @@ from .common import (
     earlier_run,
     image_tensor,
     in_chunks,
+    kept,
     load_weights,
     on_device,
     progress_bar,
@@ -39,6 +38,7 @@ from .common import (
     save_weights,
     start_training,
     train_mode,
+    width_argument,
 )
 from .synth import INPUT_PX, batch
 
@@ -52,23 +52,17 @@ def make_data(seed: int, designs: list[str], count: int, workers: int,
               width_px: float | None = None, relettered: float = 0.0,
               cache: Path | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Samples made in parallel chunks of 500, each from its own seed: reproducible.
-    `relettered` for training data only: tests see each design's own index. With `cache`
-    (a folder), samples made once are kept there and read back by any run that asks for
-    the same: two networks trained on one set of data make it once."""
-    key = json.dumps([seed, sorted(designs), count, width_px, relettered, INPUT_PX])
-    path = cache / f"cards-{hashlib.sha1(key.encode()).hexdigest()[:16]}.npz" if cache else None
-    if path is not None and path.exists():
-        with np.load(path) as kept:
-            return kept["images"], kept["labels"]
-    parts = in_chunks(batch, seed, count, 500, {"designs": designs, "width_px": width_px,
-                                               "relettered": relettered}, workers, "data")
-    images, labels = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(f".{os.getpid()}.npz")
-        np.savez(partial, images=images, labels=labels)
-        partial.replace(path)  # whole or absent, for a run reading it at the same time
-    return images, labels
+    `relettered` for training data only: tests see each design's own index. Kept in
+    `cache`, if given (`common.kept`)."""
+    def made() -> dict[str, np.ndarray]:
+        parts = in_chunks(batch, seed, count, 500, {"designs": designs, "width_px": width_px,
+                                                   "relettered": relettered}, workers, "data")
+        return {"images": np.concatenate([p[0] for p in parts]),
+                "labels": np.concatenate([p[1] for p in parts])}
+
+    key = [seed, sorted(designs), count, width_px, relettered, list(INPUT_PX)]
+    arrays = kept(cache, "cards", key, made)
+    return arrays["images"], arrays["labels"]
 
 
 def build_model(classes: int, width: float = 1.0):  # -> torch.nn.Module (lazy torch: train extra)
@@ -230,10 +224,7 @@ def main() -> None:
                         help="share of training courts and aces drawn with another index "
                         "letter (V, B, F, D, R, 1); 0.35 taught ancient_french's V and 1, +4 "
                         "points, and cost the other held-out designs up to 1.4 (not shipped)")
-    parser.add_argument("--width", type=float, default=1.0, help="the network's channels, "
-                        "times the shipped network's (an --init must have the same)")
-    parser.add_argument("--data-cache", type=Path, help="a folder to keep the samples in "
-                        "and read them back from, for runs on the same data")
+    width_argument(parser)
     run_arguments(parser, MODELS / "card_classifier.onnx", BATCH)
     args = parser.parse_args()
     train_designs, calibration_designs, held_designs = start_training(args)
