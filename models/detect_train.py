@@ -123,7 +123,7 @@ def gmacs(model, size: tuple[int, int] = (512, 288)) -> float:
                if isinstance(m, torch.nn.Conv2d)]
     model.eval()
     with torch.no_grad():
-        model(torch.zeros(1, 3, size[1], size[0]))
+        model(torch.zeros(1, 3, size[1], size[0], device=next(model.parameters()).device))
     for h in handles:
         h.remove()
     return total / 1e9
