@@ -94,7 +94,7 @@ columns below).
 `gnome-cards-data` and `kdegames-card-data-kf5` (`vision.cardart`), each card drawn 30–170 px
 wide in perspective on a random table, with uneven light, glare, blur, motion blur, noise,
 JPEG, sometimes another card or a hand over it, cut out along a slightly wrong outline.
-{report['train_samples']} training samples, {report['epochs']} epochs on the CPU
+{report['train_samples']} training samples, {report['epochs']} epochs {_where(report)}
 ({report['train_seconds']} s), seed {report['seed']} (`python -m models.train --seed
 {report['seed']} --train {report['train_samples']} --epochs {report['epochs']}{_init(report)}`).
 {_earlier(report.get('continued_from'))}
@@ -140,7 +140,19 @@ def _detector_row(name: str, m: dict) -> str:
 
 
 def _init(report: dict) -> str:
-    return f" --init {report['init']} --lr {report['lr']}" if report.get("init") else ""
+    """The options a run took beyond its data, epochs and seed: where it started from, and
+    the network's width and the device, where not the default."""
+    flags = f" --init {report['init']} --lr {report['lr']}" if report.get("init") else ""
+    if report.get("width", 1.0) != 1.0:
+        flags += f" --width {report['width']}"
+    if report.get("device", "cpu") != "cpu":
+        flags += f" --lr {report['lr']}" * (not report.get("init"))
+        flags += f" --batch {report['batch']} --device {report['device']}"
+    return flags
+
+
+def _where(report: dict) -> str:
+    return "on the CPU" if report.get("device", "cpu") == "cpu" else "on one GPU"
 
 
 def _earlier(run: dict | None) -> str:
@@ -176,7 +188,7 @@ thread. Score threshold {report['score_threshold']}, rotated-box NMS at IoU
 
 **Data.** {report['scenes']} rendered table scenes (`vision.render`, `vision.layout`;
 {report['share_1080']:.0%} at 1080p, the rest 720p; a third of them close-ups that fill the
-frame with a few cards), {report['epochs']} epochs on the CPU ({report['train_seconds']} s),
+frame with a few cards), {report['epochs']} epochs {_where(report)} ({report['train_seconds']} s),
 seed {report['seed']} (`python -m models.detect_train --scenes {report['scenes']}
 --epochs {report['epochs']} --seed {report['seed']} --eval {report['calibration']['scenes']}\
 {_init(report)}`).
@@ -203,7 +215,8 @@ def render_piles(report: dict) -> str:
 {report['crowded_iou']} or more; `vision.piles`, `vision.detect.CardDetector.look_again`): a
 {report['input_px']} × {report['input_px']} px crop of the full frame in which a card's short
 side is {report['card_px']:.0f} px (about the frame's own pixels at 720p; the card detector
-sees it at about 34), given to the card detector's network, trained on such crops. Its
+sees it at about 34), given to the card detector's network{_wider(report)}, trained on
+such crops. Its
 detections in the crop's core ({report['core_margin']} card widths in from the edges) take
 the place of the first pass's boxes they overlap. {report['parameters']:,} parameters,
 {report['gmac_224x224']} GMAC a crop, {report['onnx_bytes'] / 1024:.0f} KB,
@@ -214,7 +227,7 @@ the place of the first pass's boxes they overlap. {report['parameters']:,} param
 (`models.pile_data`: around each of the three most crowded piles of a scene and one card at
 random, with the first pass's jitter in the middle and the card size;
 {report['share_1080']:.0%} of the scenes at 1080p, the rest 720p), {report['epochs']} epochs
-on the CPU ({report['train_seconds']} s), seed {report['seed']} (`python -m models.pile_train
+{_where(report)} ({report['train_seconds']} s), seed {report['seed']} (`python -m models.pile_train
 --scenes {report['scenes']} --epochs {report['epochs']} --seed {report['seed']}{_init(report)}`).
 {_earlier(report.get('continued_from'))}The same design families as the classifier are held out.
 
@@ -225,6 +238,11 @@ detector on table scenes, first pass and second look together: `python bench/rec
 | --- | --- | --- | --- | --- | --- | --- |
 {rows}
 """
+
+
+def _wider(report: dict) -> str:
+    width = report.get("width", 1.0)
+    return f" with {width:g} times its channels" if width != 1.0 else ""
 
 
 def render_refiner(report: dict, speed: tuple[float, float]) -> str:

@@ -179,5 +179,5 @@ def test_the_shipped_pile_network_finds_more_of_the_cards_of_held_out_tables():
             tally[0] += int((took >= 0).sum())
             tally[1] += int((took < 0).sum())
     (alone, stray_alone), (again, stray_again) = found[first], found[both]
-    assert again >= alone * 1.05  # 180 against 165 of the 223 cards that show
+    assert again >= alone * 1.1  # 188 against 165 of the 223 cards that show
     assert stray_again <= stray_alone + 5
