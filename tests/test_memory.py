@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision.layout import random_scene
-from vision.memory import CardMemory, thumbnails
+from vision.memory import CardMemory, PileMemory, thumbnails
 from vision.pipeline import Recognizer
 from vision.render import render
 
@@ -72,3 +72,33 @@ def test_video_recognizer_names_only_what_changed(frame):
     assert named[1] <= 0.2 * len(second)
     cold = Recognizer().observe(frame)
     assert list(first.cards) == list(cold.cards)
+
+
+def test_a_pile_is_recalled_where_its_crop_was_cut_though_its_boxes_moved_or_went():
+    rng = np.random.default_rng(1)
+    crop = rng.integers(0, 256, (224, 224, 3), dtype=np.uint8)
+    memory = PileMemory(keep_frames=3)
+    memory.remember(np.array([300.0, 200.0]), 80.0, crop, "what the pile network found")
+    memory.next_frame()
+    # a sliver missed this frame moves the middle of the pile's boxes by 0.42 card widths
+    (look,) = memory.near(np.array([300.0 + 0.42 * 80, 200.0]), 80.0)
+    assert memory.recall(look, crop) and look.found == "what the pile network found"
+    assert memory.near(np.array([300.0 + 0.6 * 80, 200.0]), 80.0) == []  # another pile
+    assert memory.near(np.array([300.0, 200.0]), 90.0) == []  # cards of another size
+    changed = crop.copy()
+    changed[:120] = 0  # a hand over the pile
+    assert not memory.recall(look, changed)
+    for _ in range(3):  # two boxes overlap in one frame and not the next: a pile comes and goes
+        memory.next_frame()
+    assert memory.near(np.array([300.0, 200.0]), 80.0) == [look]
+    memory.next_frame()
+    assert memory.looks == []  # unused for longer than keep_frames: forgotten
+
+
+def test_a_new_look_replaces_the_ones_at_the_same_pile():
+    rng = np.random.default_rng(2)
+    before, after = (rng.integers(0, 256, (224, 224, 3), dtype=np.uint8) for _ in range(2))
+    memory = PileMemory()
+    memory.remember(np.array([300.0, 200.0]), 80.0, before, "before")
+    memory.remember(np.array([310.0, 200.0]), 80.0, after, "after")
+    assert [look.found for look in memory.looks] == ["after"]

@@ -76,30 +76,38 @@ class CardMemory:
 PILE_THUMB = (32, 32)  # a pile's crop shrunk to this grey image for the pixel test
 
 
-@dataclass(frozen=True)
+@dataclass
 class PileLook:
     """Where a pile's crop was cut (centre, card short side: frame px), its pixels then,
-    and what the pile network found in it."""
+    what the pile network found in it, and the last frame that used it."""
 
     centre: np.ndarray
     short: float
     thumb: np.ndarray
     found: object
+    used: int
 
 
 class PileMemory:
     """Live video: a pile whose crop has not changed keeps what the pile network found in it
     (`vision.detect.CardDetector.look_again`), as `CardMemory` keeps names. A crop is cut
-    again where it was first cut, and its pixels compared with what they were then; the
-    first pass's boxes jitter a little from frame to frame, so the crop it would cut now may
-    lie a few pixels off, and is taken for the same pile when its middle is within
-    `shift_share` of a card's short side and the card size within that share too."""
+    again where it was first cut, and its pixels compared with what they were then, so what
+    was found in it still holds wherever the crop the first pass would cut now lies. That
+    one moves: the first pass's boxes jitter, and a pile's sliver found in one frame and
+    missed in the next moves the middle of the pile's boxes by up to half a card's short side
+    (0.42 was seen on a still table). An earlier crop is tried for a pile when its middle is
+    within `centre_share` of a card's short side, nearest first, and the card size within
+    `size_share`. Two boxes that overlap in one frame and not the next make a pile that
+    comes and goes, so a look is kept for `keep_frames` frames after it was last used."""
 
-    def __init__(self, shift_share: float = 0.06, pixel_change: float = 6.0) -> None:
-        self.shift_share = shift_share
+    def __init__(self, centre_share: float = 0.5, size_share: float = 0.06,
+                 pixel_change: float = 6.0, keep_frames: int = 60) -> None:
+        self.centre_share = centre_share
+        self.size_share = size_share
         self.pixel_change = pixel_change
-        self.looks: list[PileLook] = []  # the last frame's, which this frame can recall
-        self.kept: list[PileLook] = []  # this frame's so far, kept or made
+        self.keep_frames = keep_frames
+        self.frame = 0
+        self.looks: list[PileLook] = []
 
     @staticmethod
     def thumbnail(crop: np.ndarray) -> np.ndarray:
@@ -107,24 +115,30 @@ class PileMemory:
         return cv2.resize(grey, PILE_THUMB, interpolation=cv2.INTER_AREA).astype(np.float32)
 
     def near(self, centre: np.ndarray, short: float) -> list[PileLook]:
-        """The last frame's looks that could be at this pile."""
-        return [look for look in self.looks
-                if np.hypot(*(look.centre - centre)) <= self.shift_share * short
-                and abs(np.log(look.short / short)) <= self.shift_share]
+        """The looks that could be at this pile, nearest first."""
+        away = [float(np.hypot(*(look.centre - centre))) for look in self.looks]
+        return [self.looks[k] for k in np.argsort(away, kind="stable")
+                if away[k] <= self.centre_share * short
+                and abs(np.log(self.looks[k].short / short)) <= self.size_share]
 
     def recall(self, look: PileLook, crop: np.ndarray) -> bool:
         """Whether the crop cut again where `look` was (`crop`, cut now) looks as it did
-        then; if so, `look` is kept for the next frame."""
+        then; if so, `look` counts as used this frame."""
         same = np.abs(self.thumbnail(crop) - look.thumb).mean() < self.pixel_change
         if same:
-            self.kept.append(look)
+            look.used = self.frame
         return bool(same)
 
     def remember(self, centre: np.ndarray, short: float, crop: np.ndarray,
                  found: object) -> None:
-        self.kept.append(PileLook(np.asarray(centre, np.float64).copy(), short,
-                                  self.thumbnail(crop), found))
+        """A new look, in place of those at the same pile (which no longer match)."""
+        stale = {id(look) for look in self.near(centre, short)}
+        self.looks = [look for look in self.looks if id(look) not in stale]
+        self.looks.append(PileLook(np.asarray(centre, np.float64).copy(), short,
+                                   self.thumbnail(crop), found, self.frame))
 
     def next_frame(self) -> None:
-        """The looks kept or made this frame are the ones the next frame can recall."""
-        self.looks, self.kept = self.kept, []
+        """Looks unused for `keep_frames` frames are forgotten."""
+        self.frame += 1
+        self.looks = [look for look in self.looks
+                      if self.frame - look.used <= self.keep_frames]
