@@ -131,8 +131,9 @@ class PileMemory:
 
     def remember(self, centre: np.ndarray, short: float, crop: np.ndarray,
                  found: object) -> None:
-        """A new look, in place of those at the same pile (which no longer match)."""
-        stale = {id(look) for look in self.near(centre, short)}
+        """A new look, in place of those at the same pile that no longer match (a look
+        another pile recalled this frame stays)."""
+        stale = {id(look) for look in self.near(centre, short) if look.used != self.frame}
         self.looks = [look for look in self.looks if id(look) not in stale]
         self.looks.append(PileLook(np.asarray(centre, np.float64).copy(), short,
                                    self.thumbnail(crop), found, self.frame))
