@@ -97,8 +97,15 @@ def test_a_pile_is_recalled_where_its_crop_was_cut_though_its_boxes_moved_or_wen
 
 def test_a_new_look_replaces_the_ones_at_the_same_pile():
     rng = np.random.default_rng(2)
-    before, after = (rng.integers(0, 256, (224, 224, 3), dtype=np.uint8) for _ in range(2))
+    before, after, beside = (rng.integers(0, 256, (224, 224, 3), dtype=np.uint8)
+                             for _ in range(3))
     memory = PileMemory()
     memory.remember(np.array([300.0, 200.0]), 80.0, before, "before")
+    memory.next_frame()
     memory.remember(np.array([310.0, 200.0]), 80.0, after, "after")
     assert [look.found for look in memory.looks] == ["after"]
+    memory.next_frame()
+    (look,) = memory.near(np.array([310.0, 200.0]), 80.0)
+    assert memory.recall(look, after)  # recalled this frame by one pile: another beside it
+    memory.remember(np.array([340.0, 200.0]), 80.0, beside, "beside")  # does not drop it
+    assert [look.found for look in memory.looks] == ["after", "beside"]
