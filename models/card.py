@@ -140,13 +140,13 @@ def _detector_row(name: str, m: dict) -> str:
 
 
 def _init(report: dict) -> str:
-    """The options a run took beyond its data, epochs and seed: where it started from, and
-    the network's width and the device, where not the default."""
-    flags = f" --init {report['init']} --lr {report['lr']}" if report.get("init") else ""
+    """The options a run took beyond its data, epochs and seed: where it started from, its
+    learning rate, and the network's width and the device where not the default."""
+    flags = f" --init {report['init']}" if report.get("init") else ""
+    flags += f" --lr {report['lr']}"
     if report.get("width", 1.0) != 1.0:
         flags += f" --width {report['width']}"
     if report.get("device", "cpu") != "cpu":
-        flags += f" --lr {report['lr']}" * (not report.get("init"))
         flags += f" --batch {report['batch']} --device {report['device']}"
     return flags
 
