@@ -15,8 +15,9 @@ import pytest
 from companion_api.cli import main
 from models.common import HELD_OUT_FAMILIES
 from vision.cardart import get_design, list_designs
-from vision.detect import polygon_iou
+from vision.detect import PHOTO_ZOOMS, polygon_iou
 from vision.layout import random_scene
+from vision.pipeline import Recognizer
 from vision.render import render
 
 HELD_OUT = [d for d in list_designs() if get_design(d).family in HELD_OUT_FAMILIES]
@@ -80,6 +81,22 @@ def test_recognize_finds_cards_that_fill_a_photo(close_up, capsys):
     quads = [np.float32(f["quad"]) for f in json.loads(capsys.readouterr().out)]
     found = [c for c in cards if any(polygon_iou(np.float32(c.quad), q) >= 0.5 for q in quads)]
     assert len(found) >= 0.8 * len(cards), f"{len(found)} of {len(cards)} found"
+
+
+@pytest.mark.parametrize("seed", [12, 14])
+def test_a_card_found_at_two_zooms_is_one_card_and_named(seed):
+    """A photo is looked at in several zooms; a card found in two must come out once; its
+    two boxes would crowd each other out of clear view, and neither would be named."""
+    rng = np.random.default_rng(seed)
+    scene = random_scene(rng, designs=[HELD_OUT[1]], image_size=(756, 1008), hand_chance=0.0)
+    camera = dataclasses.replace(scene.camera, distance=scene.camera.distance * 0.22,
+                                 target=scene.cards[len(scene.cards) // 2].center)
+    result = render(dataclasses.replace(scene, camera=camera))
+    obs = Recognizer().observe(result.image, zooms=PHOTO_ZOOMS)
+    for card in (c for c in result.cards if c.visible >= 0.9):
+        on_it = [i for i, q in enumerate(obs.quads) if polygon_iou(np.float32(card.quad), q) >= 0.5]
+        assert len(on_it) == 1, f"{card.card}: {len(on_it)} boxes"
+        assert obs.cards[on_it[0]] == card.card
 
 
 def test_a_missing_image_is_one_line_on_the_real_stderr(tmp_path):
