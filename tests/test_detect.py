@@ -47,3 +47,16 @@ def test_a_card_is_in_clear_view_only_when_centred_and_not_half_covered():
     assert list(in_clear_view(iou_matrix(quads, quads), off_centre)) == [False, False, True,
                                                                          False]
     assert in_clear_view(np.zeros((0, 0)), np.zeros(0)).shape == (0,)
+
+
+def test_a_face_over_backs_is_in_clear_view_and_the_backs_are_not():
+    """A minion over its damage markers: the markers show backs, which cannot pass for the
+    minion's face; a second face there could, and crowds it."""
+    card = np.float32([[0, 0], [63, 0], [63, 88], [0, 88]])
+    quads = card + np.float32([[0, 0], [3, 2], [-2, 5]])[:, None]
+    overlaps = iou_matrix(quads, quads)
+    off_centre = np.float32([0.02, 0.5, 0.6])
+    assert list(in_clear_view(overlaps, off_centre, np.float32([0.99, 0.02, 0.1]))) == [
+        True, False, False]
+    assert list(in_clear_view(overlaps, off_centre, np.float32([0.99, 0.02, 0.9]))) == [
+        False, False, False]

@@ -58,13 +58,14 @@ PHOTO_ZOOMS = (1.0, 0.7, 0.5)
 # named right where 0.6 named 44.0 %, one card in 500 fewer found.
 ZOOM_MERGE_IOU = 0.5
 # A card in clear view: its anchor (the middle of what shows) lies at its centre, and no other
-# card's box covers half of it. Only there can a face be read without the card on top
-# passing for it (see `vision.classify`). Within 0.15 of the short side: on rendered tables
-# the anchor of 99 % of the cards in full view lies within it (median 0.07; one output cell is
-# 0.12 of a card 85 px wide at 720p), that of 99.8 % of the cards three-quarters covered
-# beyond it (median 0.64).
+# card showing a face has a box that covers half of it. Only there can a face be read without
+# another face passing for it (see `vision.classify`). Within 0.15 of the short side: on
+# rendered tables the anchor of 99 % of the cards in full view lies within it (median 0.07;
+# one output cell is 0.12 of a card 85 px wide at 720p), that of 99.8 % of the cards
+# three-quarters covered beyond it (median 0.64). Backs do not crowd: a minion over its
+# face-down damage markers is the only face there to read.
 CLEAR_OFF_CENTRE = 0.15  # of the short side
-CLEAR_OVERLAP = 0.5  # IoU with any other detection
+CLEAR_OVERLAP = 0.5  # IoU with another detection that shows a face
 
 
 @dataclass(frozen=True)
@@ -274,11 +275,15 @@ def decode(heat: np.ndarray, boxes: np.ndarray, threshold: float,
         np.float64), values[FACE_UP], off_centre, anchors)
 
 
-def in_clear_view(overlaps: np.ndarray, off_centre: np.ndarray) -> np.ndarray:
+def in_clear_view(overlaps: np.ndarray, off_centre: np.ndarray,
+                  face_up: np.ndarray | None = None) -> np.ndarray:
     """Which detections are cards in clear view (`CLEAR_OFF_CENTRE`, `CLEAR_OVERLAP`), given
-    their IoU with one another (`iou_matrix` of their quads)."""
+    their IoU with one another (`iou_matrix` of their quads) and the detector's probability
+    that each shows its face (None: any may)."""
     overlaps = np.array(overlaps, np.float64)
     np.fill_diagonal(overlaps, 0.0)
+    if face_up is not None:  # a back cannot pass for a face
+        overlaps[:, np.asarray(face_up) < 0.5] = 0.0
     crowded = overlaps.max(axis=1, initial=0.0) >= CLEAR_OVERLAP
     return (np.asarray(off_centre) < CLEAR_OFF_CENTRE) & ~crowded
 
@@ -447,7 +452,8 @@ class CardDetector:
                                 timestamp=timestamp)
         obs.extra.update({name: getattr(found, name).astype(np.float32)
                           for name in ("score", "face_up", "off_centre", "anchor")})
-        obs.extra["clear"] = in_clear_view(iou_matrix(quads, quads), found.off_centre)
+        obs.extra["clear"] = in_clear_view(iou_matrix(quads, quads), found.off_centre,
+                                           found.face_up)
         return obs
 
 
