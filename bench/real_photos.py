@@ -68,8 +68,13 @@ def recognize_all(data: Path, rows: list[dict], zooms: tuple[float, ...]) -> Non
         by_file.setdefault(row["file"], []).append(row)
     started = time.perf_counter()
     for file, labels in by_file.items():
-        obs = recognizer.observe(cv2.imread(str(data / file)), zooms=zooms)
-        boxes = [(*q.min(axis=0), *q.max(axis=0)) for q in obs.quads]
+        image = cv2.imread(str(data / file))
+        obs = recognizer.observe(image, zooms=zooms)
+        # a label boxes what shows of a card, so a card cut by the frame's edge is matched by
+        # its box clipped to the frame
+        frame = np.float32(image.shape[1::-1])
+        boxes = [(*np.clip(q.min(axis=0), 0, frame), *np.clip(q.max(axis=0), 0, frame))
+                 for q in obs.quads]
         used = set()
         for row in labels:
             truth = row["rank"] + row["suit"]
