@@ -146,6 +146,8 @@ def _init(report: dict) -> str:
     flags += f" --lr {report['lr']}"
     if report.get("width", 1.0) != 1.0:
         flags += f" --width {report['width']}"
+    if report.get("own_backs"):
+        flags += f" --own-backs {report['own_backs']}"
     if report.get("device", "cpu") != "cpu":
         flags += f" --batch {report['batch']} --device {report['device']}"
     return flags

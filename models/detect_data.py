@@ -287,12 +287,12 @@ def close_up(rng: np.random.Generator, scene: Scene) -> Scene:
     return dataclasses.replace(scene, camera=camera)
 
 
-def _chunk(seed: int, designs: Sequence[str], count: int,
-           image_size: tuple[int, int]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def _chunk(seed: int, designs: Sequence[str], count: int, image_size: tuple[int, int],
+           own_backs: float = 0.0) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     rng = np.random.default_rng(seed)
     items = []
     for _ in range(count):
-        scene = random_scene(rng, designs=designs, image_size=image_size)
+        scene = random_scene(rng, designs=designs, image_size=image_size, own_backs=own_backs)
         if rng.random() < CLOSE_UP_SHARE:
             scene = close_up(rng, scene)
         items.append(scene_targets(render(scene)))
@@ -301,21 +301,24 @@ def _chunk(seed: int, designs: Sequence[str], count: int,
 
 def make_detector_data(seed: int, designs: Sequence[str], count: int,
                        image_size: tuple[int, int] = (1280, 720), workers: int = 2,
-                       progress: bool = True) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+                       progress: bool = True, own_backs: float = 0.0
+                       ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """`count` scenes rendered at `image_size` from `designs`: images uint8 (N, H, W, 3) at
     the network's input size and their targets (see `_stack`). Made in chunks of CHUNK
-    scenes, each from its own seed: the same seed gives the same data, any worker count."""
-    return scenes_in_chunks(_chunk, seed, designs, count, image_size, workers, progress)
+    scenes, each from its own seed: the same seed gives the same data, any worker count.
+    `own_backs`: the share of scenes whose deck has a back of no design (`vision.backs`)."""
+    return scenes_in_chunks(_chunk, seed, designs, count, image_size, workers, progress,
+                            own_backs)
 
 
 def scenes_in_chunks(make: Callable[..., tuple[np.ndarray, dict[str, np.ndarray]]],
                      seed: int, designs: Sequence[str], count: int,
-                     image_size: tuple[int, int], workers: int,
-                     progress: bool) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """`make(seed, designs, count, image_size)` (images and targets of `count` scenes) over
-    chunks of CHUNK scenes, each from its own seed, joined."""
+                     image_size: tuple[int, int], workers: int, progress: bool,
+                     own_backs: float = 0.0) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """`make(seed, designs, count, image_size, own_backs)` (images and targets of `count`
+    scenes) over chunks of CHUNK scenes, each from its own seed, joined."""
     parts = in_chunks(make, seed, count, CHUNK,
-                      {"designs": list(designs), "image_size": tuple(image_size)}, workers,
-                      "scenes", progress)
+                      {"designs": list(designs), "image_size": tuple(image_size),
+                       "own_backs": own_backs}, workers, "scenes", progress)
     images = np.concatenate([p[0] for p in parts])
     return images, {k: np.concatenate([p[1][k] for p in parts]) for k in parts[0][1]}

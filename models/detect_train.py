@@ -51,6 +51,7 @@ from .common import (
     kept,
     load_weights,
     on_device,
+    own_backs_argument,
     progress_bar,
     run_arguments,
     save_weights,
@@ -416,15 +417,16 @@ def check_onnx(model, path: Path, images: np.ndarray) -> dict:
 
 
 def made(make: Callable, args: argparse.Namespace, seed: int, designs: list[str], count: int,
-         size: tuple[int, int]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """`make(seed, designs, count, size, args.workers)`: images and their targets, kept in
-    `args.data_cache` if given (`common.kept`)."""
+         size: tuple[int, int], own_backs: float = 0.0
+         ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """`make(seed, designs, count, size, args.workers, own_backs=…)`: images and their
+    targets, kept in `args.data_cache` if given (`common.kept`)."""
     def arrays() -> dict[str, np.ndarray]:
-        images, targets = make(seed, designs, count, size, args.workers)
+        images, targets = make(seed, designs, count, size, args.workers, own_backs=own_backs)
         return {"images": images, **targets}
 
-    found = kept(args.data_cache, make.__name__, [seed, sorted(designs), count, list(size)],
-                 arrays)
+    key = [seed, sorted(designs), count, list(size)] + ([own_backs] if own_backs else [])
+    found = kept(args.data_cache, make.__name__, key, arrays)
     return found.pop("images"), found
 
 
@@ -434,9 +436,11 @@ def fit(make: Callable, args: argparse.Namespace, designs: list[str]) -> tuple[A
     `args.share_1080` of them at 1080p and the rest at 720p: the network, the seconds the
     training took and how many images it saw."""
     n1080 = round(args.scenes * args.share_1080)
-    parts = [made(make, args, args.seed, designs, args.scenes - n1080, FRAME_SIZES["720p"])]
+    parts = [made(make, args, args.seed, designs, args.scenes - n1080, FRAME_SIZES["720p"],
+                  args.own_backs)]
     if n1080:
-        parts.append(made(make, args, args.seed + 5, designs, n1080, FRAME_SIZES["1080p"]))
+        parts.append(made(make, args, args.seed + 5, designs, n1080, FRAME_SIZES["1080p"],
+                          args.own_backs))
     images = np.concatenate([p[0] for p in parts])
     targets = {k: np.concatenate([p[1][k] for p in parts]) for k in parts[0][1]}
     del parts
@@ -474,6 +478,7 @@ def run_report(args: argparse.Namespace, model, train_seconds: float, figures: d
     train_designs, calibration_designs, held_designs = designs
     return {
         "seed": args.seed, "scenes": args.scenes, "share_1080": args.share_1080,
+        "own_backs": args.own_backs,
         "epochs": args.epochs, "train_seconds": round(train_seconds), "lr": args.lr,
         "batch": args.batch, "device": args.device, "width": args.width,
         "init": str(args.init) if args.init else None,
@@ -511,6 +516,7 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=2e-3, help="peak learning rate (lower "
                         "to continue a run)")
     width_argument(parser)
+    own_backs_argument(parser)
     run_arguments(parser, MODELS / "card_detector.onnx", BATCH)
     args = parser.parse_args()
     designs = start_training(args)  # training, calibration, held out

@@ -44,19 +44,21 @@ def crops_of_scene(rng: np.random.Generator, result) -> list[SceneTargets]:
     return out
 
 
-def _chunk(seed: int, designs: Sequence[str], count: int,
-           image_size: tuple[int, int]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def _chunk(seed: int, designs: Sequence[str], count: int, image_size: tuple[int, int],
+           own_backs: float = 0.0) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     rng = np.random.default_rng(seed)
     items = []
     for _ in range(count):
-        items += crops_of_scene(rng, render(random_scene(rng, designs=designs,
-                                                         image_size=image_size)))
+        items += crops_of_scene(rng, render(random_scene(
+            rng, designs=designs, image_size=image_size, own_backs=own_backs)))
     return _stack(items)
 
 
 def make_pile_data(seed: int, designs: Sequence[str], scenes: int,
                    image_size: tuple[int, int] = (1280, 720), workers: int = 2,
-                   progress: bool = True) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+                   progress: bool = True, own_backs: float = 0.0
+                   ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Crops of `scenes` scenes rendered at `image_size` from `designs` (up to
     MAX_PILES + 1 a scene), as `models.detect_data.make_detector_data` gives scenes."""
-    return scenes_in_chunks(_chunk, seed, designs, scenes, image_size, workers, progress)
+    return scenes_in_chunks(_chunk, seed, designs, scenes, image_size, workers, progress,
+                            own_backs)

@@ -18,7 +18,7 @@ import argparse
 
 from vision.piles import CARD_PX, CORE_MARGIN, CROWDED_IOU, INPUT_PX
 
-from .common import run_arguments, start_training, width_argument
+from .common import own_backs_argument, run_arguments, start_training, width_argument
 from .detect_train import (
     BATCH,
     MODELS,
@@ -41,6 +41,7 @@ def main() -> None:
     parser.add_argument("--eval", type=int, default=150, help="scenes a test set")
     parser.add_argument("--lr", type=float, default=6e-4, help="peak learning rate")
     width_argument(parser)
+    own_backs_argument(parser)
     run_arguments(parser, MODELS / "pile_detector.onnx", BATCH)
     args = parser.parse_args()
     designs = start_training(args)  # training, calibration, held out

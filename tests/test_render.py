@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from vision import cardart
+from vision.backs import procedural_back
 from vision.camera import Camera, fit_distance, project
 from vision.hands import Hand
 from vision.photometric import Photometric
@@ -127,6 +128,30 @@ def test_a_face_down_card_shows_the_back():
     seen = unwarp(result.image, label.quad, (back.shape[1], back.shape[0]))
     assert correlation(seen, over_grey(back)) > 0.95
     assert correlation(seen, over_grey(face)) < 0.5
+
+
+def test_a_deck_with_its_own_back_shows_it_face_down_and_its_faces_as_ever():
+    own = procedural_back(np.random.default_rng(4))
+    scene = one_card_scene([PlacedCard("7H", (300, 300), 8, face_up=False),
+                            PlacedCard("7H", (600, 300), -5)])
+    scene.back = own
+    down, up = render(scene).cards
+    seen = unwarp(render(scene).image, down.quad, (own.shape[1], own.shape[0]))
+    assert correlation(seen, over_grey(own)) > 0.9  # a fine pattern, softened by the warp
+    assert correlation(seen, over_grey(cardart.load_card(GNOME, cardart.BACK))) < 0.5
+    face = cardart.load_card(GNOME, "7H")
+    assert correlation(unwarp(render(scene).image, up.quad, (face.shape[1], face.shape[0])),
+                       over_grey(face)) > 0.95
+
+
+def test_own_backs_are_drawn_only_when_asked_for():
+    """A share of 0 leaves the random draws, and so every earlier scene, as they were."""
+    plain = random_scene(np.random.default_rng(11), designs=[GNOME])
+    same = random_scene(np.random.default_rng(11), designs=[GNOME], own_backs=0.0)
+    assert plain.back is None and same.back is None
+    assert np.array_equal(render(plain).image, render(same).image)
+    own = random_scene(np.random.default_rng(11), designs=[GNOME], own_backs=1.0)
+    assert own.back is not None and own.back.shape[2] == 4
 
 
 def test_upright_and_sideways_labels_agree_with_the_quads_aspect():

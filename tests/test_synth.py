@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.synth import INPUT_PX, batch, procedural_back, reletter
+from models.synth import INPUT_PX, batch, reletter
+from vision.backs import procedural_back
 from vision.cardart import CARD_CLASSES, load_card
 from vision.rectify import rectify
 

@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from vision import cardart
+from vision.backs import procedural_back
 from vision.camera import Camera, fit_distance, project
 from vision.hands import SKIN_TONES, Hand
 from vision.photometric import Glare, Photometric
@@ -327,10 +328,12 @@ def _held(t: _Table, rng: np.random.Generator, deck: _Deck, side: int,
 def random_scene(rng: np.random.Generator, *, designs: Sequence[str] | None = None,
                  image_size: tuple[int, int] = (1280, 720),
                  table_size: tuple[float, float] = (900.0, 600.0),
-                 photos: Sequence[str] = (), hand_chance: float = 0.45) -> Scene:
+                 photos: Sequence[str] = (), hand_chance: float = 0.45,
+                 own_backs: float = 0.0) -> Scene:
     """A varied, realistic Hearthtop table drawn from `rng`: the same generator state gives
     the same scene. `designs` limits the card art (default: every installed design);
-    `photos` are optional background photographs."""
+    `photos` are optional background photographs; `own_backs`: the share of decks with a
+    back of no design (`vision.backs`), as a group's own deck may have."""
     pool = list(designs) if designs else cardart.list_designs()
     design = str(pool[rng.integers(len(pool))])
     card = card_size_mm(design)
@@ -390,6 +393,8 @@ def random_scene(rng: np.random.Generator, *, designs: Sequence[str] | None = No
     cam = _camera(rng, image_size, table_size)
     photometric = _photometric(rng, cam, t.cards)
     back_variant = int(rng.integers(max(1, cardart.variants(design, cardart.BACK))))
+    # drawn last and only when asked for, so that other scenes stay as they were
+    own = procedural_back(rng) if own_backs and rng.random() < own_backs else None
     return Scene(design=design, cards=t.cards, decals=decals, hands=hands,
                  table_size=table_size, table=table, surround=surround, camera=cam,
-                 photometric=photometric, back_variant=back_variant)
+                 photometric=photometric, back_variant=back_variant, back=own)

@@ -99,9 +99,12 @@ class RenderResult:
 
 @lru_cache(maxsize=512)
 def _source(design: str, card: str, variant: int, level: int) -> np.ndarray:
+    return _premultiplied(cardart.load_card(design, card, variant), level)
+
+
+def _premultiplied(img: np.ndarray, level: int) -> np.ndarray:
     """Premultiplied BGRA art, halved `level` times: warping a 360 px card down to 60 px
     in one bilinear step would alias, a pyramid level near the target size does not."""
-    img = cardart.load_card(design, card, variant)
     a = img[:, :, 3:4].astype(np.uint16)
     pre = np.concatenate([(img[:, :, :3] * a // 255).astype(np.uint8), img[:, :, 3:4]], axis=2)
     for _ in range(level):
@@ -237,6 +240,18 @@ def clear_caches(cards: bool = True, plane: bool = True) -> None:
         _PLANES.clear()
 
 
+def _art(scene: Scene, card: PlacedCard, quad: np.ndarray) -> tuple[np.ndarray, float]:
+    """The design's art for a card drawn at `quad`, at the pyramid level that suits it, and
+    the share of its rectangle that is card."""
+    key = (card.card, 0) if card.face_up else (cardart.BACK, scene.back_variant)
+    if key[0] not in cardart.card_elements(scene.design):
+        raise KeyError(f"design {scene.design!r} has no {key[0]}")
+    variant = key[1] % cardart.variants(scene.design, key[0])
+    full = cardart.load_card(scene.design, key[0], variant)
+    return (_source(scene.design, key[0], variant, _level_for(full.shape[0], quad)),
+            _fill_fraction(scene.design, key[0], variant))
+
+
 def render(scene: Scene) -> RenderResult:
     """Draw the scene; a pure function of it (same scene, same pixels)."""
     h = scene.camera.homography()
@@ -256,18 +271,21 @@ def render(scene: Scene) -> RenderResult:
     drawn: dict[int, _Drawn] = {}
     quads: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     decal_labels: list[DecalLabel] = []
+    own_back: dict[int, np.ndarray] = {}  # pyramid levels of the scene's own back, if any
+    own_fill = 0.0 if scene.back is None else float(np.mean(scene.back[:, :, 3] > 127))
     for _, i, item in items:
         if isinstance(item, PlacedCard):
-            key = (item.card, 0) if item.face_up else (cardart.BACK, scene.back_variant)
-            if key[0] not in cardart.card_elements(scene.design):
-                raise KeyError(f"design {scene.design!r} has no {key[0]}")
-            variant = key[1] % cardart.variants(scene.design, key[0])
             corners_mm = rect_corners(item.center, (card_w, card_h), item.rotation)
             quad = project(h, corners_mm)
-            full = cardart.load_card(scene.design, key[0], variant)
-            src = _source(scene.design, key[0], variant, _level_for(full.shape[0], quad))
+            if not item.face_up and scene.back is not None:
+                level = _level_for(scene.back.shape[0], quad)
+                if level not in own_back:
+                    own_back[level] = _premultiplied(scene.back, level)
+                src, fill = own_back[level], own_fill
+            else:
+                src, fill = _art(scene, item, quad)
             drawn[i] = _composite(canvas, owner, i, src, quad, item.shade, 0.3, shadow_px,
-                                  _fill_fraction(scene.design, key[0], variant))
+                                  fill)
             quads[i] = (quad, corners_mm)
         else:
             corners_mm = rect_corners(item.center, item.size, item.rotation)

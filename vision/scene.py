@@ -71,6 +71,8 @@ class Scene:
     camera: Camera = field(default_factory=Camera)
     photometric: Photometric = field(default_factory=Photometric)
     back_variant: int = 0  # which of the design's backs this deck has
+    # a back of no design (BGRA, `vision.backs`) this deck has instead of the design's own
+    back: np.ndarray | None = None
 
 
 def card_size_mm(design: str) -> tuple[float, float]:
