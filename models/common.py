@@ -231,13 +231,6 @@ def width_argument(parser: argparse.ArgumentParser) -> None:
                         "times the shipped network's (an --init must have the same)")
 
 
-def own_backs_argument(parser: argparse.ArgumentParser) -> None:
-    """--own-backs, for trainings on rendered scenes (`vision.layout.random_scene`)."""
-    parser.add_argument("--own-backs", type=float, default=0.0, help="share of the training "
-                        "scenes whose deck has a back of no design (vision.backs); the test "
-                        "scenes have none")
-
-
 def start_training(args: argparse.Namespace) -> tuple[list[str], list[str], list[str]]:
     """Torch on `args.workers` threads (or on the GPU `args.device` names, at TF32) and
     seeded, the folder `args.out` goes in, and the design split, announced."""

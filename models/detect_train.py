@@ -51,7 +51,6 @@ from .common import (
     kept,
     load_weights,
     on_device,
-    own_backs_argument,
     progress_bar,
     run_arguments,
     save_weights,
@@ -506,25 +505,46 @@ def write_model(model, report: dict, test_images: np.ndarray, out: Path) -> None
                                              "held_out", "onnx")}, indent=2))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scenes", type=int, default=8000, help="training scenes")
-    parser.add_argument("--epochs", type=int, default=25)
-    parser.add_argument("--share-1080", type=float, default=0.25,
+def scene_training_arguments(description: str, out: Path, *, scenes: int, scenes_help: str,
+                             epochs: int, share_1080: float, eval_scenes: int, lr: float,
+                             lr_help: str) -> argparse.Namespace:
+    """The command line of a network trained on rendered table scenes (the card detector,
+    the pile network), with these defaults."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--scenes", type=int, default=scenes, help=scenes_help)
+    parser.add_argument("--epochs", type=int, default=epochs)
+    parser.add_argument("--share-1080", type=float, default=share_1080,
                         help="share of the training scenes rendered at 1080p (rest 720p)")
-    parser.add_argument("--eval", type=int, default=200, help="scenes a test set")
-    parser.add_argument("--lr", type=float, default=2e-3, help="peak learning rate (lower "
-                        "to continue a run)")
+    parser.add_argument("--eval", type=int, default=eval_scenes, help="scenes a test set")
+    parser.add_argument("--lr", type=float, default=lr, help=lr_help)
     width_argument(parser)
-    own_backs_argument(parser)
-    run_arguments(parser, MODELS / "card_detector.onnx", BATCH)
-    args = parser.parse_args()
+    parser.add_argument("--own-backs", type=float, default=0.0, help="share of the training "
+                        "scenes whose deck has a back of no design (vision.backs); the test "
+                        "scenes have none")
+    run_arguments(parser, out, BATCH)
+    return parser.parse_args()
+
+
+def train_on_scenes(make: Callable, args: argparse.Namespace
+                    ) -> tuple[Any, int, dict, np.ndarray]:
+    """A network trained on data from `make` (`fit`) and tested: the network, how many
+    images it trained on, its report's common part (`run_report`) and the test images to
+    check its export on."""
     designs = start_training(args)  # training, calibration, held out
-    model, train_seconds, _ = fit(make_detector_data, args, designs[0])
-    figures = calibrate_and_test(make_detector_data, model, args, *designs[1:])
+    model, train_seconds, images = fit(make, args, designs[0])
+    figures = calibrate_and_test(make, model, args, *designs[1:])
     test_images = figures.pop("test_images")
-    report = {**run_report(args, model, train_seconds, figures, designs),
-              "input_long_side": LONG_SIDE, "pad_multiple": MULTIPLE,
+    report = run_report(args, model, train_seconds, figures, designs)
+    return model, images, report, test_images
+
+
+def main() -> None:
+    args = scene_training_arguments(
+        __doc__.splitlines()[0], MODELS / "card_detector.onnx", scenes=8000,
+        scenes_help="training scenes", epochs=25, share_1080=0.25, eval_scenes=200, lr=2e-3,
+        lr_help="peak learning rate (lower to continue a run)")
+    model, _, report, test_images = train_on_scenes(make_detector_data, args)
+    report = {**report, "input_long_side": LONG_SIDE, "pad_multiple": MULTIPLE,
               "gmac_512x288": round(gmacs(model), 3), "marker_roles": list(MARKER_ROLES)}
     write_model(model, report, test_images, args.out)
 

@@ -135,12 +135,13 @@ def test_a_deck_with_its_own_back_shows_it_face_down_and_its_faces_as_ever():
     scene = one_card_scene([PlacedCard("7H", (300, 300), 8, face_up=False),
                             PlacedCard("7H", (600, 300), -5)])
     scene.back = own
-    down, up = render(scene).cards
-    seen = unwarp(render(scene).image, down.quad, (own.shape[1], own.shape[0]))
+    result = render(scene)
+    down, up = result.cards
+    seen = unwarp(result.image, down.quad, (own.shape[1], own.shape[0]))
     assert correlation(seen, over_grey(own)) > 0.9  # a fine pattern, softened by the warp
     assert correlation(seen, over_grey(cardart.load_card(GNOME, cardart.BACK))) < 0.5
     face = cardart.load_card(GNOME, "7H")
-    assert correlation(unwarp(render(scene).image, up.quad, (face.shape[1], face.shape[0])),
+    assert correlation(unwarp(result.image, up.quad, (face.shape[1], face.shape[0])),
                        over_grey(face)) > 0.95
 
 
