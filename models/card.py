@@ -84,16 +84,18 @@ this card is written by `python -m models.card` from `card_classifier.json`, the
 report.
 
 **Model.** Two views of the card: the whole card at half resolution and its two index
-corners (top-left, and bottom-right turned half round) at full resolution, the corners through
+corners (top-left, and bottom-right turned half round) at full resolution (a card larger
+than that is shrunk by area averaging, `vision.rectify.warp_area`), the corners through
 shared weights and max-pooled, so a half-turned card reads the same and one covered corner is
 not fatal. {size_bytes / 1024:.0f} KB. Temperature {report['temperature']:.3f}; threshold
 {report.get('threshold_trained', report['threshold']):.4f} on clean samples (the "answered"
 columns below).
 {_cuts(report)}
 **Data.** Synthetic only (`models/synth.py`): the real card art of Debian's
-`gnome-cards-data` and `kdegames-card-data-kf5` (`vision.cardart`), each card drawn 30–170 px
-wide in perspective on a random table, with uneven light, glare, blur, motion blur, noise,
-JPEG, sometimes another card or a hand over it, cut out along a slightly wrong outline.
+`gnome-cards-data` and `kdegames-card-data-kf5` (`vision.cardart`), each card drawn
+{_widths(report)} px wide in perspective on a random table, with uneven light (a washed-out
+camera, a vivid one), glare, blur, motion blur, noise, JPEG, sometimes another card or a
+hand over it, cut out along a slightly wrong outline.
 {report['train_samples']} training samples, {report['epochs']} epochs {_where(report)}
 ({report['train_seconds']} s), seed {report['seed']} (`python -m models.train --seed
 {report['seed']} --train {report['train_samples']} --epochs {report['epochs']}{_init(report)}`).
@@ -114,7 +116,7 @@ A card is about 130 px wide in a 1080p view of the table, 85 px at 720p.
 {_row('calibration designs', report['calibration']) if 'calibration' in report else ''}
 {held}
 
-## Accuracy per held-out design (card widths 30–170 px)
+## Accuracy per held-out design (card widths {_widths(report)} px)
 
 {head}
 {by_design}
@@ -151,6 +153,12 @@ def _init(report: dict) -> str:
     if report.get("device", "cpu") != "cpu":
         flags += f" --batch {report['batch']} --device {report['device']}"
     return flags
+
+
+def _widths(report: dict) -> str:
+    """The card widths in the frame a run drew (runs before the report kept it: 30–170)."""
+    low, high = report.get("width_range", (30, 170))
+    return f"{low:.0f}–{high:.0f}"
 
 
 def _where(report: dict) -> str:

@@ -1,12 +1,13 @@
 """Synthetic training samples for the card classifier: real card art as a webcam sees it.
 
 Each sample is one card as the pipeline hands it to the classifier: drawn at a random size
-(a card 30–170 px wide in the frame, i.e. from a far 720p view to a 1080p close-up), seen in
-perspective on a random table, lit unevenly, blurred or out of focus, noisy, JPEG-compressed,
-sometimes partly covered by another card or a hand, then cut out again along a wrong
-quadrilateral (the detector is never exact, in place nor in size) and rectified to the
-classifier's input size. A share of the card backs are drawn at random (`procedural_back`):
-a group's own deck has a back no design here has, and BACK must still mean "no index".
+(a card 30–250 px wide in the frame: a far 720p view to a close-up), seen in perspective
+on a random table, lit unevenly (a washed-out camera, a vivid one), blurred or out of
+focus, noisy, JPEG-compressed, sometimes partly covered by another card or a hand, then cut
+out again along a wrong quadrilateral (the detector is never exact, in place nor in size)
+and rectified to the classifier's input size. A share of the card backs are drawn at
+random (`procedural_back`): a group's own deck has a back no design here has, and BACK must
+still mean "no index".
 Training cards of the courts and aces can be relettered (`reletter`, `models.train
 --relettered`): decks print V, B or F for the jack, D for the queen, R for the king and 1 for
 the ace, not all of which any training design does. The shipped model was trained without.
@@ -50,6 +51,8 @@ def _paste(canvas: np.ndarray, card: np.ndarray, quad: np.ndarray) -> None:
     canvas[:] = (colour * alpha + canvas * (1 - alpha)).astype(np.uint8)
 
 
+# a card's width in the frame: a far 720p view to a phone's or a webcam's close-up
+WIDTH_RANGE = (30.0, 250.0)
 PROCEDURAL_BACKS = 0.4  # share of BACK samples with a random back instead of a design's
 
 
@@ -139,17 +142,22 @@ def _card_quad(rng: np.random.Generator, width_px: float, centre: np.ndarray) ->
     return (quad + centre).astype(np.float32)
 
 
-def _light(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
+def _light(rng: np.random.Generator, image: np.ndarray, span: float) -> np.ndarray:
+    """Exposure, colour and glare over `image`, a cut of a scene `span` px wide."""
     height, width = image.shape[:2]
     out = image.astype(np.float32)
     out = out * rng.uniform(0.55, 1.3) + rng.uniform(-25, 25)  # exposure
     out *= rng.uniform(0.85, 1.15, 3)  # white balance
     yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
-    slope = rng.normal(0, 0.4, 2) / max(height, width)
+    slope = rng.normal(0, 0.4, 2) / span
     out *= (1 + (xx - width / 2) * slope[0] + (yy - height / 2) * slope[1])[:, :, None]
+    if rng.random() < 0.3:  # a washed-out or a vivid camera: contrast and saturation
+        grey = out.mean(axis=2, keepdims=True)
+        out = grey + (out - grey) * rng.uniform(0.5, 1.3)
+        out = out.mean() + (out - out.mean()) * rng.uniform(0.6, 1.1)
     if rng.random() < 0.3:  # glare: a soft bright spot
         cx, cy = rng.uniform(0, width), rng.uniform(0, height)
-        radius = rng.uniform(0.1, 0.5) * max(width, height)
+        radius = rng.uniform(0.1, 0.5) * span
         spot = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * radius ** 2))
         out += (rng.uniform(40, 160) * spot)[:, :, None]
     return np.clip(out, 0, 255).astype(np.uint8)
@@ -210,19 +218,22 @@ def sample(rng: np.random.Generator, design: str, label: int,
     if relettered and letters and rng.random() < relettered:  # no draw at 0: same data
         other = reletter(card, letters[int(rng.integers(len(letters)))], rng)
         card = card if other is None else other
-    width_px = width_px or float(np.exp(rng.uniform(np.log(30), np.log(170))))
+    width_px = width_px or float(np.exp(rng.uniform(*np.log(WIDTH_RANGE))))
     side = int(width_px * 2.6)
     canvas = _background(rng, (side, side))
     quad = _card_quad(rng, width_px, np.array([side / 2, side / 2], np.float32))
     _paste(canvas, card, quad)
     if rng.random() < 0.25:
         _occlude(rng, canvas, quad, design)
-    canvas = _degrade(rng, _light(rng, canvas), width_px)
     # the detector's error: each corner off a little, the whole box a little large or small
     centre = quad.mean(axis=0)
     seen = (quad - centre) * rng.normal(1.0, 0.04) + centre
     seen += rng.normal(0, 0.03 * width_px, quad.shape)
-    return rectify(canvas, portrait_order(seen), INPUT_PX, ordered=True)
+    # light and degrade only what the outline takes in, and a margin for the blurs
+    low = np.clip(np.floor(seen.min(axis=0)) - 8, 0, side).astype(int)
+    high = np.clip(np.ceil(seen.max(axis=0)) + 8, 0, side).astype(int)
+    cut = _degrade(rng, _light(rng, canvas[low[1]:high[1], low[0]:high[0]], side), width_px)
+    return rectify(cut, portrait_order(seen - low), INPUT_PX, ordered=True)
 
 
 def batch(seed: int, designs: list[str], count: int, width_px: float | None = None,

@@ -40,10 +40,11 @@ from .common import (
     train_mode,
     width_argument,
 )
-from .synth import INPUT_PX, batch
+from .synth import INPUT_PX, WIDTH_RANGE, batch
 
 MODELS = Path(__file__).parent
-WIDTHS = {"1080p (130 px)": 130.0, "720p (85 px)": 85.0, "far (55 px)": 55.0}
+WIDTHS = {"close-up (200 px)": 200.0, "1080p (130 px)": 130.0, "720p (85 px)": 85.0,
+          "far (55 px)": 55.0}
 BATCH = 128
 MAX_CONFIDENT_ERRORS = 1 / 1000
 
@@ -246,7 +247,7 @@ def main() -> None:
     report: dict = {
         "seed": args.seed, "train_samples": args.train, "epochs": args.epochs,
         "train_seconds": round(train_seconds), "lr": args.lr, "batch": args.batch,
-        "device": args.device, "width": args.width,
+        "device": args.device, "width": args.width, "width_range": list(WIDTH_RANGE),
         **({"relettered": args.relettered} if args.relettered else {}),
         "init": str(args.init) if args.init else None, "continued_from": earlier_run(args.init),
         "train_designs": train_designs,

@@ -13,6 +13,7 @@ from vision.rectify import (
     portrait_order,
     portrait_orders,
     rectify,
+    warp_area,
 )
 
 
@@ -79,3 +80,49 @@ def test_portrait_orders_matches_one_quad_at_a_time():
     for quad, ordered in zip(quads, together, strict=True):
         np.testing.assert_array_equal(portrait_order(quad), ordered)
         assert np.linalg.norm(ordered[1] - ordered[0]) <= np.linalg.norm(ordered[2] - ordered[1])
+
+
+def _stripes(period: int, size: int = 720) -> np.ndarray:
+    """Black and white vertical stripes, `period` px a pair: detail finer than a pixel of a
+    card shrunk several times (a court's robe, a back's pattern)."""
+    image = np.zeros((size, size, 3), np.uint8)
+    image[:, (np.arange(size) % period) < period // 2] = 255
+    return image
+
+
+def _turned_and_shrunk(shrink: float, size: tuple[int, int]) -> np.ndarray:
+    """A homography from a 720 px image to `size`: turned 7°, the image's middle in the
+    output's middle, `shrink` image pixels to an output pixel."""
+    matrix = np.vstack([cv2.getRotationMatrix2D((360, 360), 7, 1 / shrink), [0, 0, 1]])
+    matrix[:2, 2] += np.float64(size) / 2 - 360
+    return matrix
+
+
+@pytest.mark.parametrize("shrink", [4.0, 4.5, 6.0])
+def test_a_warp_that_shrinks_averages_fine_detail_to_grey(shrink):
+    # warpPerspective alone samples one point a pixel: stripes 2 px a pair shrunk 4 times or
+    # more come out as stripes again (moiré); averaged, they are an even grey
+    image = _stripes(2)
+    size = (int(720 / shrink * 0.6), int(720 / shrink * 0.6))
+    matrix = _turned_and_shrunk(shrink, size)
+    area = warp_area(image, matrix, size).astype(np.float32)
+    point = cv2.warpPerspective(image, matrix, size).astype(np.float32)
+    assert abs(area.mean() - 127.5) < 8 and area.std() < 12
+    assert point.std() > 3 * area.std()
+
+
+def test_a_warp_that_hardly_shrinks_is_the_plain_warp():
+    image = _stripes(16)
+    matrix = _turned_and_shrunk(1.3, (300, 300))
+    np.testing.assert_array_equal(
+        warp_area(image, matrix, (300, 300)),
+        cv2.warpPerspective(image, matrix, (300, 300), borderMode=cv2.BORDER_REPLICATE))
+
+
+def test_an_averaged_warp_keeps_the_card_in_place():
+    # the large warp and its shrink put each output pixel where the plain warp puts it
+    card, canvas, quad = _card_and_scene(12)
+    big = cv2.resize(canvas, None, fx=4, fy=4, interpolation=cv2.INTER_CUBIC)
+    error = min(np.abs(rectify(big, quad * 4).astype(int) - c.astype(int)).mean()
+                for c in (card, np.rot90(card, 2)))
+    assert error < 12, error

@@ -32,14 +32,18 @@ def _match(image: np.ndarray, card: str) -> float:
 
 def test_a_large_sharp_sample_matches_its_own_card_best():
     # At 170 px wide a sample is close to its card's art (up to a half turn, lighting and a
-    # small outline error), closer than to other cards: the labels name what is drawn.
-    images, labels = batch(5, ["simplistic"], 8, width_px=170.0)
+    # small outline error), closer than to other cards: the labels name what is drawn. A
+    # quarter of the samples have another card over them, which can tip one the other way.
+    images, labels = batch(5, ["simplistic"], 12, width_px=170.0)
     rng = np.random.default_rng(0)
+    misses = []
     for image, label in zip(images, labels, strict=True):
         own = _match(image, CARD_CLASSES[label])
         others = [_match(image, CARD_CLASSES[i]) for i in rng.choice(52, 6, replace=False)
                   if i != label]
-        assert own > max(others), (CARD_CLASSES[label], own, max(others))
+        if own <= max(others):
+            misses.append((CARD_CLASSES[label], own, max(others)))
+    assert len(misses) <= 1, misses
 
 
 def test_procedural_backs_are_cards_of_no_design():
