@@ -84,10 +84,10 @@ def test_recognize_finds_cards_that_fill_a_photo(close_up, capsys):
 
 
 @pytest.mark.parametrize("seed", [12, 14])
-def test_a_card_found_at_two_zooms_is_one_card_and_named(seed):
-    """A photo is looked at in several zooms; a card found in two must come out once; its
-    two boxes would crowd each other out of clear view, and neither would be named. (Whether
-    it is named then is the classifier's confidence on the outline found, not this test's.)"""
+def test_a_card_found_at_two_zooms_is_one_card_in_clear_view(seed):
+    """A photo is looked at in several zooms; a card found in two must come out once, in
+    clear view and read right: its two boxes would crowd each other out of clear view, and
+    neither would be named. (Whether it is named is then the classifier's confidence.)"""
     rng = np.random.default_rng(seed)
     scene = random_scene(rng, designs=[HELD_OUT[1]], image_size=(756, 1008), hand_chance=0.0)
     camera = dataclasses.replace(scene.camera, distance=scene.camera.distance * 0.22,
