@@ -171,8 +171,13 @@ def quads_of_boxes(centres: np.ndarray, sizes: np.ndarray, angles: np.ndarray) -
 def polygon_iou(a: np.ndarray, b: np.ndarray) -> float:
     """Intersection over union of two convex polygons (a card quad, a rotated box)."""
     a, b = np.float32(a).reshape(-1, 2), np.float32(b).reshape(-1, 2)
+    return _convex_iou(a, b, abs(cv2.contourArea(a)), abs(cv2.contourArea(b)))
+
+
+def _convex_iou(a: np.ndarray, b: np.ndarray, area_a: float, area_b: float) -> float:
+    """IoU of two convex float32 polygons whose areas are known."""
     inter, _ = cv2.intersectConvexConvex(a, b)
-    union = abs(cv2.contourArea(a)) + abs(cv2.contourArea(b)) - inter
+    union = area_a + area_b - inter
     return float(inter / union) if union > 0 else 0.0
 
 
@@ -185,14 +190,12 @@ def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     ra = np.linalg.norm(a - ca[:, None], axis=2).max(axis=1)
     rb = np.linalg.norm(b - cb[:, None], axis=2).max(axis=1)
     near = np.linalg.norm(ca[:, None] - cb[None], axis=2) < ra[:, None] + rb[None]
-    # as polygon_iou, with each quad's area found once rather than once a pair
+    # each quad's area found once rather than once a pair
     a, b = np.float32(a), np.float32(b)
     area_a = [abs(cv2.contourArea(q)) for q in a]
     area_b = [abs(cv2.contourArea(q)) for q in b]
     for i, j in zip(*np.nonzero(near), strict=True):
-        inter, _ = cv2.intersectConvexConvex(a[i], b[j])
-        union = area_a[i] + area_b[j] - inter
-        out[i, j] = inter / union if union > 0 else 0.0
+        out[i, j] = _convex_iou(a[i], b[j], area_a[i], area_b[j])
     return out
 
 
