@@ -114,8 +114,13 @@ def _premultiplied(img: np.ndarray, level: int) -> np.ndarray:
 
 @lru_cache(maxsize=256)
 def _fill_fraction(design: str, card: str, variant: int) -> float:
-    """Share of the card's bounding rectangle that is card (rounded corners are not)."""
-    return float(np.mean(cardart.load_card(design, card, variant)[:, :, 3] > 127))
+    """`_card_share` of a design's card, kept: every frame asks it of every card."""
+    return _card_share(cardart.load_card(design, card, variant))
+
+
+def _card_share(art: np.ndarray) -> float:
+    """Share of BGRA card art's bounding rectangle that is card (rounded corners are not)."""
+    return float(np.mean(art[:, :, 3] > 127))
 
 
 def _level_for(src_h: int, quad: np.ndarray) -> int:
@@ -272,7 +277,7 @@ def render(scene: Scene) -> RenderResult:
     quads: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     decal_labels: list[DecalLabel] = []
     own_back: dict[int, np.ndarray] = {}  # pyramid levels of the scene's own back, if any
-    own_fill = 0.0 if scene.back is None else float(np.mean(scene.back[:, :, 3] > 127))
+    own_fill = 0.0 if scene.back is None else _card_share(scene.back)
     for _, i, item in items:
         if isinstance(item, PlacedCard):
             corners_mm = rect_corners(item.center, (card_w, card_h), item.rotation)
