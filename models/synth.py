@@ -7,7 +7,10 @@ focus, noisy, JPEG-compressed, sometimes partly covered by another card or a han
 out again along a wrong quadrilateral (the detector is never exact, in place nor in size)
 and rectified to the classifier's input size. A share of the card backs are drawn at
 random (`procedural_back`): a group's own deck has a back no design here has, and BACK must
-still mean "no index".
+still mean "no index". A share of training samples can be no card at all (`no_card`,
+`models.train --no-card`): what the detector outlines where no card lies, a hero card, a
+phone or a notepad, a hand, bare table, labelled NO_CARD, so that BACK need not mean "no
+index" for them too.
 Training cards of the courts and aces can be relettered (`reletter`, `models.train
 --relettered`): decks print V, B or F for the jack, D for the queen, R for the king and 1 for
 the ace, not all of which any training design does. The shipped model was trained without.
@@ -20,9 +23,14 @@ import numpy as np
 
 from vision.backs import procedural_back
 from vision.cardart import CARD_CLASSES, load_card, variants
+from vision.classify import NO_CARD
+from vision.hands import SKIN_TONES, Hand, draw_hand
+from vision.layout import clutter, hero_card, surface
 from vision.rectify import CARD_PX, portrait_order, rectify
+from vision.textures import texture
 
 INPUT_PX = CARD_PX  # classifier input, width × height (a card is 63 × 88 mm)
+CLASSES = (*CARD_CLASSES, NO_CARD)  # the classifier's outputs
 
 
 def _background(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
@@ -130,9 +138,11 @@ def reletter(card: np.ndarray, letter: str, rng: np.random.Generator) -> np.ndar
     return np.ascontiguousarray(turned[::-1, ::-1])
 
 
-def _card_quad(rng: np.random.Generator, width_px: float, centre: np.ndarray) -> np.ndarray:
-    """A card outline of `width_px`, turned any way, with some perspective."""
-    height_px = width_px * 88 / 63
+def _card_quad(rng: np.random.Generator, width_px: float, centre: np.ndarray,
+               aspect: float = 88 / 63) -> np.ndarray:
+    """A card outline of `width_px` (and `aspect` times as tall), turned any way, with some
+    perspective."""
+    height_px = width_px * aspect
     corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float32) * [width_px / 2,
                                                                               height_px / 2]
     angle = rng.uniform(0, 2 * np.pi)
@@ -225,26 +235,69 @@ def sample(rng: np.random.Generator, design: str, label: int,
     _paste(canvas, card, quad)
     if rng.random() < 0.25:
         _occlude(rng, canvas, quad, design)
+    return _as_seen(rng, canvas, quad, width_px)
+
+
+def _as_seen(rng: np.random.Generator, canvas: np.ndarray, quad: np.ndarray,
+             width_px: float) -> np.ndarray:
+    """The classifier's input as the pipeline cuts `quad` out of `canvas` through a camera."""
     # the detector's error: each corner off a little, the whole box a little large or small
     centre = quad.mean(axis=0)
     seen = (quad - centre) * rng.normal(1.0, 0.04) + centre
     seen += rng.normal(0, 0.03 * width_px, quad.shape)
     # light and degrade only what the outline takes in, and a margin for the blurs
+    side = canvas.shape[0]
     low = np.clip(np.floor(seen.min(axis=0)) - 8, 0, side).astype(int)
     high = np.clip(np.ceil(seen.max(axis=0)) + 8, 0, side).astype(int)
     cut = _degrade(rng, _light(rng, canvas[low[1]:high[1], low[0]:high[0]], side), width_px)
     return rectify(cut, portrait_order(seen - low), INPUT_PX, ordered=True)
 
 
+def no_card(rng: np.random.Generator, width_px: float | None = None) -> np.ndarray:
+    """One classifier input where no card lies, as the detector outlines it there: a hero
+    card, a phone, a notepad or a coin, a hand reaching in, or bare table, on a table drawn
+    as the scenes draw theirs. No card shows in it, not even a corner: a corner may be all
+    that shows of a card the detector found, and that is a card."""
+    width_px = width_px or float(np.exp(rng.uniform(*np.log(WIDTH_RANGE))))
+    side = int(width_px * 2.6)
+    ppm = width_px / 63  # px per table mm: a card is about 63 mm wide
+    canvas = texture(surface(rng, ())[0], (side, side), ppm)
+    centre = np.array([side / 2, side / 2], np.float32)
+    quad = _card_quad(rng, width_px, centre)
+    kind = rng.random()
+    if kind < 0.35:  # a hero card lies in every hero area, card-sized
+        art = hero_card(rng)
+        _paste(canvas, np.dstack([art, np.full(art.shape[:2], 255, np.uint8)]), quad)
+    elif kind < 0.55:
+        art, (w_mm, h_mm), _ = clutter(rng)
+        spot = centre + rng.normal(0, 0.2 * width_px, 2)
+        _paste(canvas, art, _card_quad(rng, w_mm * ppm, spot, aspect=h_mm / w_mm))
+    elif kind < 0.85:  # a hand: fingertips near the outline, the arm from anywhere
+        tip = (centre + rng.normal(0, 0.3 * width_px, 2)) / ppm
+        angle = rng.uniform(0, 2 * np.pi)
+        entry = tip + 600 * np.array([np.cos(angle), np.sin(angle)])
+        skin = SKIN_TONES[int(rng.integers(len(SKIN_TONES)))]
+        sleeve = tuple(int(c) for c in rng.integers(0, 256, 3)) if rng.random() < 0.5 else None
+        draw_hand(canvas, Hand(tuple(entry), tuple(tip), skin, float(rng.uniform(75, 95)),
+                               float(rng.uniform(0, 1)), int(rng.choice([-1, 1])), sleeve,
+                               float(rng.uniform(40, 220))), np.diag([ppm, ppm, 1.0]))
+    return _as_seen(rng, canvas, quad, width_px)
+
+
 def batch(seed: int, designs: list[str], count: int, width_px: float | None = None,
-          relettered: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-    """`count` samples over `designs` and all classes each has: (images NHWC, labels);
-    `relettered` for training data (see `sample`)."""
+          relettered: float = 0.0, no_cards: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """`count` samples over `designs` and all classes each has: (images NHWC, labels, an
+    index in CLASSES); `relettered` for training data (see `sample`), and `no_cards`, the
+    share of samples where no card lies (`no_card`)."""
     rng = np.random.default_rng(seed)
     images = np.empty((count, INPUT_PX[1], INPUT_PX[0], 3), np.uint8)
     labels = np.empty(count, np.int64)
     for i in range(count):
         design = designs[int(rng.integers(len(designs)))]
+        if no_cards and rng.random() < no_cards:  # no draw at 0: the same data as before
+            images[i] = no_card(rng, width_px)
+            labels[i] = CLASSES.index(NO_CARD)
+            continue
         while True:
             label = int(rng.integers(len(CARD_CLASSES)))
             if variants(design, CARD_CLASSES[label]):

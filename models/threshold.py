@@ -6,8 +6,9 @@ looser, sometimes a few degrees off, some on partly covered cards, so the same c
 worth less. This renders table scenes of the calibration designs (never the held-out ones),
 runs the whole recognizer on them, and sets the threshold to the lowest one under which
 fewer than 1 in 1000 confident answers on the cards it found are wrong: one for backs, one
-for faces in clear view (`vision.detect.in_clear_view`) and one for the other faces (the card
-on top can pass for a covered one). None is set lower than training's, so they only get
+for faces in clear view (`vision.detect.in_clear_view`), one for the other faces (the card
+on top can pass for a covered one), and one for "no card" (wrong on a card the detector
+found: the card is then dropped). None is set lower than training's, so they only get
 safer.
 
     python -m models.threshold [--scenes 400] [--seed 11]
@@ -23,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.camera import FRAME_SIZES
-from vision.classify import BACK
+from vision.classify import BACK, NO_CARD
 from vision.classify import MODEL as CLASSIFIER
 from vision.detect import iou_matrix
 from vision.layout import random_scene
@@ -42,11 +43,12 @@ SCORE_GRID = (0.3, 0.35, 0.4, 0.45, 0.5)  # the detector's score a name needs
 
 def detector_cuts(seed: int, count: int, designs: list[str], classifier: str) -> np.ndarray:
     """(confidence, best class right, best class is BACK, in clear view, on no card, detector
-    score) of every target card the recognizer found in `count` rendered scenes, and of every
-    detection that lies on no card at all (a hero card, a hand: whatever it is named is
-    wrong): an (n, 6) array. A second box on a card already found is the detector's error,
-    not the classifier's, and is left out."""
+    score, best class is NO_CARD) of every target card the recognizer found in `count`
+    rendered scenes, and of every detection that lies on no card at all (a hero card, a hand:
+    right only if called no card): an (n, 7) array. A second box on a card already found is
+    the detector's error, not the classifier's, and is left out."""
     recognizer = Recognizer(classifier=Path(classifier))
+    recognizer.classifier.no_card_threshold = np.inf  # keep what it calls no card, to fit
     rows = []
     for k in range(count):
         rng = np.random.default_rng(seed * 1000 + k)
@@ -59,27 +61,40 @@ def detector_cuts(seed: int, count: int, designs: list[str], classifier: str) ->
         for d in np.nonzero(took >= 0)[0]:
             best = obs.extra["best"][d]
             rows.append((obs.confidence[d], best == cards[took[d]].card, best == BACK,
-                         obs.extra["clear"][d], False, obs.extra["score"][d]))
+                         obs.extra["clear"][d], False, obs.extra["score"][d], best == NO_CARD))
         for d in np.nonzero(overlaps.max(axis=1, initial=0.0) < STRAY_IOU)[0]:
-            rows.append((obs.confidence[d], False, obs.extra["best"][d] == BACK,
-                         obs.extra["clear"][d], True, obs.extra["score"][d]))
-    return np.array(rows, np.float64).reshape(-1, 6)
+            best = obs.extra["best"][d]
+            rows.append((obs.confidence[d], best == NO_CARD, best == BACK,
+                         obs.extra["clear"][d], True, obs.extra["score"][d], best == NO_CARD))
+    return np.array(rows, np.float64).reshape(-1, 7)
 
 
 def fit(rows: np.ndarray, trained: float) -> tuple[dict[str, float], np.ndarray]:
-    """Thresholds for each kind of answer, and which rows they answer. The kinds fail
+    """Thresholds for each kind of name, and which rows they name. The kinds fail
     differently (a covered face is read as the card on top; a back is a back; a hero card
     or a hand passes for a back), so each gets its own threshold, under which fewer than 1 in
-    1000 of its answers are wrong; none lower than training's."""
+    1000 of its names are wrong; none lower than training's. "No card" names nothing: see
+    `fit_no_card`."""
     confidence = rows[:, 0]
-    right, back, clear = (rows[:, k].astype(bool) for k in (1, 2, 3))
-    kinds = {"face": ~back & clear, "covered_face": ~back & ~clear, "back": back}
+    right, back, clear, no_card = (rows[:, k].astype(bool) for k in (1, 2, 3, 6))
+    card = ~no_card
+    kinds = {"face": card & ~back & clear, "covered_face": card & ~back & ~clear,
+             "back": back}
     thresholds = {kind: max(trained, pick_threshold(confidence[m], right[m]))
                   for kind, m in kinds.items()}
     answered = np.zeros(len(rows), bool)
     for kind, m in kinds.items():
         answered |= m & (confidence >= thresholds[kind])
     return thresholds, answered
+
+
+def fit_no_card(rows: np.ndarray, trained: float) -> tuple[float, np.ndarray]:
+    """The threshold over which a detection called no card is dropped, whatever the
+    detector's score: fewer than 1 in 1000 of those dropped are cards; and which rows it
+    drops."""
+    confidence, right, no_card = rows[:, 0], rows[:, 1].astype(bool), rows[:, 6].astype(bool)
+    threshold = max(trained, pick_threshold(confidence[no_card], right[no_card]))
+    return threshold, no_card & (confidence >= threshold)
 
 
 def main() -> None:
@@ -111,6 +126,7 @@ def main() -> None:
     clean = [s for s in SCORE_GRID if not (named[s] & stray).any()] or [max(SCORE_GRID)]
     score = max(clean, key=lambda s: (named[s] & ~stray).sum())
     thresholds, answered = fits[score][0], named[score]
+    no_card_threshold, dropped = fit_no_card(rows, trained)
     kinds = {"face": ~back & clear & ~stray, "covered_face": ~back & ~clear & ~stray,
              "back": back & ~stray}
     summary = {
@@ -122,10 +138,15 @@ def main() -> None:
            for kind, m in kinds.items()},
         "faces_in_clear_view": int(kinds["face"].sum()),
         "wrong_among_answered": int((answered & ~right).sum()),
+        "no_card_threshold": no_card_threshold,
+        "dropped_on_no_card": int((dropped & stray).sum()),
+        "named_on_no_card": int((answered & stray).sum()),
+        "cards_dropped": int((dropped & ~stray).sum()),
         "max_confident_errors": MAX_CONFIDENT_ERRORS}
     report.update(threshold_trained=trained, threshold=thresholds["face"],
                   covered_threshold=thresholds["covered_face"],
                   back_threshold=thresholds["back"], min_detector_score=score,
+                  no_card_threshold=no_card_threshold,
                   detector_cuts=summary)
     report_path.write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps(summary, indent=2))

@@ -21,8 +21,6 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.cardart import CARD_CLASSES
-
 from .common import (
     HELD_OUT_FAMILIES,
     as_input,
@@ -40,7 +38,7 @@ from .common import (
     train_mode,
     width_argument,
 )
-from .synth import INPUT_PX, WIDTH_RANGE, batch
+from .synth import CLASSES, INPUT_PX, NO_CARD, WIDTH_RANGE, batch
 
 MODELS = Path(__file__).parent
 WIDTHS = {"close-up (200 px)": 200.0, "1080p (130 px)": 130.0, "720p (85 px)": 85.0,
@@ -50,18 +48,21 @@ MAX_CONFIDENT_ERRORS = 1 / 1000
 
 
 def make_data(seed: int, designs: list[str], count: int, workers: int,
-              width_px: float | None = None, relettered: float = 0.0,
+              width_px: float | None = None, relettered: float = 0.0, no_cards: float = 0.0,
               cache: Path | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Samples made in parallel chunks of 500, each from its own seed: reproducible.
-    `relettered` for training data only: tests see each design's own index. Kept in
-    `cache`, if given (`common.kept`)."""
+    `relettered` for training data only: tests see each design's own index; `no_cards`,
+    the share where no card lies (`synth.no_card`). Kept in `cache`, if given
+    (`common.kept`)."""
     def made() -> dict[str, np.ndarray]:
         parts = in_chunks(batch, seed, count, 500, {"designs": designs, "width_px": width_px,
-                                                   "relettered": relettered}, workers, "data")
+                                                   "relettered": relettered,
+                                                   "no_cards": no_cards}, workers, "data")
         return {"images": np.concatenate([p[0] for p in parts]),
                 "labels": np.concatenate([p[1] for p in parts])}
 
     key = [seed, sorted(designs), count, width_px, relettered, list(INPUT_PX)]
+    key += [no_cards] if no_cards else []  # earlier runs' data keeps its key
     arrays = kept(cache, "cards", key, made)
     return arrays["images"], arrays["labels"]
 
@@ -214,6 +215,15 @@ def evaluate(probabilities: np.ndarray, labels: np.ndarray, threshold: float) ->
             "confident_wrong": float((~right & confident).sum() / max(1, confident.sum()))}
 
 
+def no_card_figures(probabilities: np.ndarray, threshold: float) -> dict:
+    """On samples where no card lies: the share called NO_CARD, and named a card or a back
+    at `threshold` (each such name is wrong)."""
+    guess = probabilities.argmax(1)
+    named = (guess != CLASSES.index(NO_CARD)) & (probabilities.max(1) >= threshold)
+    return {"n": len(guess), "called_no_card": float((guess == CLASSES.index(NO_CARD)).mean()),
+            "named_a_card": float(named.mean())}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--train", type=int, default=60_000, help="training samples")
@@ -225,15 +235,19 @@ def main() -> None:
                         help="share of training courts and aces drawn with another index "
                         "letter (V, B, F, D, R, 1); 0.35 taught ancient_french's V and 1, +4 "
                         "points, and cost the other held-out designs up to 1.4 (not shipped)")
+    parser.add_argument("--no-card", type=float, default=0.05,
+                        help="share of training samples where no card lies (a hero card, "
+                        "a hand, a phone, the table), of a class of their own")
     width_argument(parser)
     run_arguments(parser, MODELS / "card_classifier.onnx", BATCH)
     args = parser.parse_args()
     train_designs, calibration_designs, held_designs = start_training(args)
     data = partial(make_data, workers=args.workers, cache=args.data_cache)
-    images, labels = data(args.seed, train_designs, args.train, relettered=args.relettered)
+    images, labels = data(args.seed, train_designs, args.train, relettered=args.relettered,
+                          no_cards=args.no_card)
     val_images, val_labels = data(args.seed + 1, train_designs, args.eval)
     cal_images, cal_labels = data(args.seed + 4, calibration_designs, args.eval)
-    model = build_model(len(CARD_CLASSES), args.width)
+    model = build_model(len(CLASSES), args.width)
     load_weights(model, args.init)
     started = time.perf_counter()
     train(model, images, labels, args.epochs, args.seed, args.lr,
@@ -249,11 +263,12 @@ def main() -> None:
         "train_seconds": round(train_seconds), "lr": args.lr, "batch": args.batch,
         "device": args.device, "width": args.width, "width_range": list(WIDTH_RANGE),
         **({"relettered": args.relettered} if args.relettered else {}),
+        "no_card_share": args.no_card,
         "init": str(args.init) if args.init else None, "continued_from": earlier_run(args.init),
         "train_designs": train_designs,
         "held_out_designs": held_designs, "held_out_families": list(HELD_OUT_FAMILIES),
         "calibration_designs": calibration_designs,
-        "temperature": temperature, "threshold": threshold, "classes": list(CARD_CLASSES),
+        "temperature": temperature, "threshold": threshold, "classes": list(CLASSES),
         "input_px": list(INPUT_PX),
         "held_in_validation": evaluate(val_prob, val_labels, threshold),
         "calibration": evaluate(cal_prob, cal_labels, threshold),
@@ -266,12 +281,16 @@ def main() -> None:
         report["held_out"][name] = evaluate(prob, test_labels, threshold)
         for truth, guess in zip(test_labels, prob.argmax(1), strict=True):
             if truth != guess:
-                confusions[(CARD_CLASSES[truth], CARD_CLASSES[guess])] += 1
+                confusions[(CLASSES[truth], CLASSES[guess])] += 1
     for design in held_designs:
         test_images, test_labels = data(args.seed + 3, [design], args.eval // 3)
         prob = softmax(logits_of(model, test_images), temperature)
         report["held_out_by_design"][design] = evaluate(prob, test_labels, threshold)
     report["confusions"] = [[a, b, n] for (a, b), n in confusions.most_common(15)]
+    if args.no_card:
+        nothing, _ = data(args.seed + 5, held_designs, args.eval // 3, no_cards=1.0)
+        report["no_card"] = no_card_figures(softmax(logits_of(model, nothing), temperature),
+                                            threshold)
     model.cpu()
     export(model, temperature, args.out)
     save_weights(model, args.out)

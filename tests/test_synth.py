@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.synth import INPUT_PX, batch, reletter
+from models.synth import CLASSES, INPUT_PX, batch, no_card, reletter
 from vision.backs import procedural_back
 from vision.cardart import CARD_CLASSES, load_card
 from vision.rectify import rectify
@@ -17,6 +17,20 @@ def test_samples_have_the_input_size_valid_labels_and_are_reproducible():
     again, labels_again = batch(3, ["simplistic"], 12)
     assert np.array_equal(images, again) and np.array_equal(labels, labels_again)
     assert not np.array_equal(images, batch(4, ["simplistic"], 12)[0])
+
+
+def test_no_card_samples_are_their_own_class_and_cost_no_draw_when_not_asked_for():
+    images, labels = batch(3, ["simplistic"], 40, no_cards=0.5)
+    nothing = labels == CLASSES.index("NONE")
+    assert 8 <= nothing.sum() <= 32 and images.shape[1:] == (INPUT_PX[1], INPUT_PX[0], 3)
+    assert np.array_equal(batch(3, ["simplistic"], 12, no_cards=0.0)[0],
+                          batch(3, ["simplistic"], 12)[0])
+    rng = np.random.default_rng(5)
+    samples = np.float32([no_card(rng, 130.0) for _ in range(12)])
+    assert samples.std(axis=(1, 2, 3)).min() > 2  # a table, a hand, a hero card: not blank
+    # no card shows in them: none matches a card's art as its own samples do (0.4-0.7)
+    best = [max(_match(s, c) for c in CARD_CLASSES[:52:4]) for s in samples.astype(np.uint8)]
+    assert max(best) < 0.35
 
 
 def _match(image: np.ndarray, card: str) -> float:

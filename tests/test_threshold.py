@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from models.common import split_designs
-from models.threshold import detector_cuts, fit
+from models.threshold import detector_cuts, fit, fit_no_card
 from vision.classify import MODEL
 
 
@@ -31,8 +31,26 @@ def test_each_kind_of_answer_gets_its_own_threshold() -> None:
     right = np.ones(n, bool)
     covered = ~back & ~clear
     right[covered & (confidence > 0.99)] = False  # covered faces: the surest are wrong
-    rows = np.stack([confidence, right, back, clear, np.zeros(n), np.ones(n)], axis=1)
+    rows = np.stack([confidence, right, back, clear, np.zeros(n), np.ones(n), np.zeros(n)],
+                    axis=1)
     thresholds, answered = fit(rows, trained=0.95)
     assert thresholds["back"] == thresholds["face"] == 0.95  # never below training's
     assert thresholds["covered_face"] > 1  # nothing keeps them under 1 in 1000 wrong
     assert not answered[covered].any() and answered[back & (confidence >= 0.95)].all()
+
+
+def test_what_is_called_no_card_is_dropped_only_where_that_is_safe() -> None:
+    rng = np.random.default_rng(1)
+    n = 4000
+    confidence = rng.uniform(0.9, 1.0, n)
+    no_card = np.arange(n) % 2 == 0
+    stray = no_card & (confidence > 0.95)  # the surest "no card" calls are right
+    right = np.where(no_card, stray, True)
+    rows = np.stack([confidence, right, np.zeros(n), np.ones(n), stray, np.ones(n), no_card],
+                    axis=1)
+    threshold, dropped = fit_no_card(rows, trained=0.9)
+    assert 0.95 <= threshold < 0.952  # the lowest at which every drop is no card
+    assert not (dropped & ~stray).any() and dropped[stray & (confidence >= threshold)].all()
+    # a call of "no card" is never a name: those rows get no face's threshold
+    _, answered = fit(rows, trained=0.9)
+    assert not answered[no_card].any() and answered[~no_card].all()

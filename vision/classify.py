@@ -1,12 +1,13 @@
 """The card classifier at run time: onnxruntime on the shipped model, nothing else.
 
-The model names a rectified card as one of the 52 cards, the joker or a card back, with a
-calibrated probability (temperature scaling, fitted in training). In the recognizer the
-detector's face-up probability is a second opinion on the side (see `predict`). Below the
-threshold the answer is UNKNOWN, never a guess: `python -m models.threshold` fits one for
-backs, one for faces in clear view and one for faces partly covered, on the shipped
-detector's cuts of calibration-design scenes, so that fewer than 1 in 1000 confident answers
-are wrong; none lower than training's threshold on clean samples.
+The model names a rectified card as one of the 52 cards, the joker or a card back, or says
+it is no card at all (NO_CARD: a hero card, a hand, the table, that the detector outlined),
+with a calibrated probability (temperature scaling, fitted in training). In the recognizer
+the detector's face-up probability is a second opinion on the side (see `predict`). Below
+the threshold the answer is UNKNOWN, never a guess: `python -m models.threshold` fits one
+for backs, one for faces in clear view, one for faces partly covered and one for no card,
+on the shipped detector's cuts of calibration-design scenes, so that fewer than 1 in 1000
+confident answers are wrong; none lower than training's threshold on clean samples.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ import numpy as np
 from .rectify import portrait_orders, rectify
 from .runtime import ModelError, load_model
 
-__all__ = ["BACK", "MODEL", "UNKNOWN", "CardClassifier", "ModelError", "Prediction"]
+__all__ = ["BACK", "MODEL", "NO_CARD", "UNKNOWN", "CardClassifier", "ModelError", "Prediction"]
 
 UNKNOWN = "UNKNOWN"
 BACK = "BACK"
+NO_CARD = "NONE"  # what the detector outlined is no card (a hero card, a hand): dropped
 MODEL = Path(__file__).resolve().parents[1] / "models" / "card_classifier.onnx"
 # The detector's face-up probability is held to odds of at most 1:SIDE_ODDS either way, so
 # that neither expert alone can make a confident answer out of the other's doubt. On a card
@@ -34,7 +36,7 @@ COVERED_SIDE_ODDS = 1000
 
 @dataclass(frozen=True)
 class Prediction:
-    card: str  # a card id, JK, BACK or UNKNOWN
+    card: str  # a card id, JK, BACK, UNKNOWN, or NO_CARD (what was outlined is no card)
     confidence: float  # the calibrated probability of the best class
     best: str  # the best class even when not confident
 
@@ -43,15 +45,19 @@ class CardClassifier:
     def __init__(self, model: Path = MODEL, *, threads: int = 1) -> None:
         def read(report: dict) -> tuple:
             face = float(report["threshold"])
+            # a model without the class, or not yet fitted for it, never says no card
             thresholds = (face, float(report.get("covered_threshold", face)),
-                          float(report.get("back_threshold", face)))
+                          float(report.get("back_threshold", face)),
+                          float(report.get("no_card_threshold", np.inf)))
             return (report["classes"], thresholds, tuple(report["input_px"]),
                     float(report.get("min_detector_score", 0.0)))
 
         self.session, (self.classes, thresholds, self.input_px, self.min_score) = load_model(
             model, "card classifier", read, threads=threads)
-        # faces in clear view (or outlined by the caller), faces partly covered, backs
-        self.threshold, self.covered_threshold, self.back_threshold = thresholds
+        # faces in clear view (or outlined by the caller), faces partly covered, backs, and
+        # what is no card
+        (self.threshold, self.covered_threshold, self.back_threshold,
+         self.no_card_threshold) = thresholds
 
     def probabilities(self, cards: np.ndarray) -> np.ndarray:
         """Class probabilities for rectified cards (N, H, W, 3 BGR uint8 at input_px)."""
@@ -70,7 +76,8 @@ class CardClassifier:
         `clear`, if given, says which cards are in clear view (`vision.detect.in_clear_view`):
         a face elsewhere needs `covered_threshold`, as the card on top may pass for it.
         `score`, the detector's, if given: below `min_score` nothing is named, as what is
-        there may be no card (a hero card, a hand) and pass for a back."""
+        there may be no card (a hero card, a hand) and pass for a back. Whatever the score,
+        what the classifier is sure is no card is NO_CARD (the caller drops it)."""
         probabilities = self.probabilities(cards).astype(np.float64)
         n = len(probabilities)
         clear = np.ones(n, bool) if clear is None else np.asarray(clear, bool)
@@ -78,6 +85,8 @@ class CardClassifier:
             least = 1 / (1 + np.where(clear, SIDE_ODDS, COVERED_SIDE_ODDS))
             up = np.clip(np.asarray(face_up, np.float64), least, 1 - least)[:, None]
             side = np.where(np.arange(len(self.classes)) == self.classes.index(BACK), 1 - up, up)
+            if NO_CARD in self.classes:  # face up or down says nothing of whether it is a card
+                side[:, self.classes.index(NO_CARD)] = np.maximum(up, 1 - up)[:, 0]
             probabilities *= side
             probabilities /= probabilities.sum(axis=1, keepdims=True)
         found = []
@@ -85,10 +94,14 @@ class CardClassifier:
         for row, in_view, card_there in zip(probabilities, clear, sure_of_card, strict=True):
             best = int(row.argmax())
             confidence = float(row[best])
-            sure = (self.back_threshold if self.classes[best] == BACK
-                    else self.threshold if in_view else self.covered_threshold)
-            card = self.classes[best] if card_there and confidence >= sure else UNKNOWN
-            found.append(Prediction(card, confidence, self.classes[best]))
+            kind = self.classes[best]
+            if kind == NO_CARD:
+                card = NO_CARD if confidence >= self.no_card_threshold else UNKNOWN
+            else:
+                sure = (self.back_threshold if kind == BACK
+                        else self.threshold if in_view else self.covered_threshold)
+                card = kind if card_there and confidence >= sure else UNKNOWN
+            found.append(Prediction(card, confidence, kind))
         return found
 
     def rectify_quads(self, image: np.ndarray, quads: np.ndarray) -> np.ndarray:

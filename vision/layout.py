@@ -80,7 +80,7 @@ def _hsv_colour(h: float, s: float, v: float) -> tuple[int, int, int]:
     return int(b), int(g), int(r)
 
 
-def _surface(rng: np.random.Generator, photos: Sequence[str]) -> tuple[Background, Background]:
+def surface(rng: np.random.Generator, photos: Sequence[str]) -> tuple[Background, Background]:
     """(table, surround). A play mat on a table, a bare table top, or a cloth."""
     seed = int(rng.integers(2**31))
     kinds = ["wood", "fabric", "solid", "gradient"] + (["photo"] if photos else [])
@@ -172,7 +172,7 @@ def _photometric(rng: np.random.Generator, cam: Camera,
     return p
 
 
-def _hero_card(rng: np.random.Generator) -> np.ndarray:
+def hero_card(rng: np.random.Generator) -> np.ndarray:
     """A hero reference card: not one of the 54 classes, a look-alike to tell apart."""
     img = np.full((352, 252, 3), _hsv_colour(rng.uniform(10, 30), 0.25, 0.9), np.uint8)
     frame = _hsv_colour(rng.uniform(0, 180), rng.uniform(0.4, 0.9), rng.uniform(0.3, 0.7))
@@ -192,7 +192,7 @@ def _hero_card(rng: np.random.Generator) -> np.ndarray:
     return img
 
 
-def _clutter(rng: np.random.Generator) -> tuple[np.ndarray, tuple[float, float], str]:
+def clutter(rng: np.random.Generator) -> tuple[np.ndarray, tuple[float, float], str]:
     """A phone, a coin or a notepad: things that lie on real game tables."""
     r = rng.random()
     if r < 0.4:
@@ -235,7 +235,7 @@ def _side(t: _Table, rng: np.random.Generator, deck: _Deck, side: int,
     hx = w / 2 + rng.normal(0, 40)
     hy = h - ch / 2 - rng.uniform(12, 30)
     hx_t, hy_t = (hx, hy) if side == 1 else (w - hx, h - hy)
-    decals.append(Decal(_hero_card(rng), (hx_t, hy_t), (cw, ch),
+    decals.append(Decal(hero_card(rng), (hx_t, hy_t), (cw, ch),
                         float(rng.normal(0, 3)) + (0 if side == 1 else 180), z=-0.5,
                         role="hero"))
     armor = int(rng.choice(6, p=[0.45, 0.15, 0.15, 0.1, 0.08, 0.07]))
@@ -382,14 +382,14 @@ def random_scene(rng: np.random.Generator, *, designs: Sequence[str] | None = No
                           float(rng.uniform(40, 220))))
 
     for _ in range(int(rng.choice(3, p=[0.6, 0.3, 0.1]))):
-        img, size, role = _clutter(rng)
+        img, size, role = clutter(rng)
         corner = rng.integers(4)
         cx = (0.06 if corner % 2 == 0 else 0.94) * w + rng.normal(0, 15)
         cy = (0.1 if corner < 2 else 0.9) * h + rng.normal(0, 15)
         decals.append(Decal(img, (float(cx), float(cy)), size, float(rng.uniform(0, 360)),
                             z=-0.4, role=role))
 
-    table, surround = _surface(rng, photos)
+    table, surround = surface(rng, photos)
     cam = _camera(rng, image_size, table_size)
     photometric = _photometric(rng, cam, t.cards)
     back_variant = int(rng.integers(max(1, cardart.variants(design, cardart.BACK))))

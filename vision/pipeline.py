@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from .classify import MODEL as CLASSIFIER
-from .classify import CardClassifier
+from .classify import NO_CARD, CardClassifier
 from .detect import MODEL as DETECTOR
 from .detect import PILE_MODEL, CardDetector, orientations
 from .memory import CardMemory, thumbnails
@@ -38,7 +38,9 @@ class Recognizer:
     def observe(self, frame: np.ndarray, table_from_image: np.ndarray | None = None,
                 timestamp: float = 0.0, zooms: tuple[float, ...] = (1.0,)) -> Observation:
         """Every card in `frame`: its quad, name (or UNKNOWN) and calibrated confidence; the
-        extra column `best` holds the likeliest class even where the name is UNKNOWN.
+        extra column `best` holds the likeliest class even where the name is UNKNOWN. What
+        the detector found and the classifier is sure is no card (a hero card, a hand) is
+        left out.
         `zooms`: see `CardDetector.detect` (`PHOTO_ZOOMS` for photos of any framing)."""
         obs = self.detector.detect(frame, table_from_image, timestamp, zooms)
         recalled, thumbs = self._recall(frame, obs.quads)
@@ -60,7 +62,7 @@ class Recognizer:
             obs.cards[i] = prediction.card
             obs.confidence[i] = prediction.confidence
             obs.extra["best"][i] = prediction.best
-        return obs
+        return obs[obs.cards != NO_CARD]
 
     def _recall(self, frame: np.ndarray, quads: np.ndarray) -> tuple[list[int], np.ndarray]:
         """For each detected card, the remembered card it still is or -1 (photos: all -1),
