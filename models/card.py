@@ -54,14 +54,33 @@ models.threshold`): {t['face']:.4f} for a face in clear view (`vision.detect.in_
 {_threshold(t['covered_face'])} for a face partly covered, {t['back']:.4f} for a back; and
 nothing is named where the detector's score is under {cuts['min_detector_score']}: the
 {cuts['on_no_card']} detections on no card at all (hero cards, hands) count as wrong answers,
-and what is no card reads as a back. On those {cuts['cards']} cards found, the best class is
-right for {cuts['top1']:.1%};
+and what is no card can read as a back.{_no_card_cuts(cuts)} On those {cuts['cards']} cards
+found, the best class is right for {cuts['top1']:.1%};
 {cuts['answered_face']:.1%} of the {cuts['faces_in_clear_view']} faces in clear view,
 {cuts['answered_covered_face']:.1%} of the other faces and {cuts['answered_back']:.1%} of
 backs are answered, {cuts['wrong_among_answered']} answer(s) wrong. A card mostly covered
 by another is read as the card on top, with confidence (the cards of a pile share an
 outline), so a covered face needs a surer reading than any the model gives.
 """
+
+
+def _no_card_cuts(cuts: dict) -> str:
+    if "no_card_threshold" not in cuts:
+        return ""
+    return (f" What the classifier calls no card at {_threshold(cuts['no_card_threshold'])}"
+            f" or more is dropped: {cuts['dropped_on_no_card']} of the detections on no card"
+            f" and {cuts['cards_dropped']} card(s); {cuts['named_on_no_card']} on no card"
+            " named.")
+
+
+def _no_card_data(report: dict) -> str:
+    figures = report.get("no_card")
+    if not report.get("no_card_share") or not figures:
+        return ""
+    return (f" A share of {report['no_card_share']:.0%} of the samples are no card at all"
+            " (`synth.no_card`: a hero card, a phone, a notepad, a coin, a hand, bare table),"
+            f" class `NONE`; on {figures['n']} new ones, {figures['called_no_card']:.1%} are"
+            f" called so and {figures['named_a_card']:.1%} named a card or a back.")
 
 
 def _threshold(value: float) -> str:
@@ -78,7 +97,8 @@ def render_card(report: dict, speed: tuple[float, float], size_bytes: int) -> st
 
 `card_classifier.onnx` names a rectified card image (`{report['input_px'][0]} × \
 {report['input_px'][1]}` px, BGR, as `vision.rectify` cuts it out of a frame) as one of the 52
-cards, the joker (`JK`) or a card back (`BACK`), with a calibrated probability. Below the
+cards, the joker (`JK`) or a card back (`BACK`), or as no card at all (`NONE`: what the
+detector outlined is a hero card, a hand, the table), with a calibrated probability. Below the
 threshold the answer is `UNKNOWN`. Run by onnxruntime (`vision.classify.CardClassifier`);
 this card is written by `python -m models.card` from `card_classifier.json`, the training
 report.
@@ -95,7 +115,7 @@ columns below).
 `gnome-cards-data` and `kdegames-card-data-kf5` (`vision.cardart`), each card drawn
 {_widths(report)} px wide in perspective on a random table, with uneven light (a washed-out
 camera, a vivid one), glare, blur, motion blur, noise, JPEG, sometimes another card or a
-hand over it, cut out along a slightly wrong outline.
+hand over it, cut out along a slightly wrong outline.{_no_card_data(report)}
 {report['train_samples']} training samples, {report['epochs']} epochs {_where(report)}
 ({report['train_seconds']} s), seed {report['seed']} (`python -m models.train --seed
 {report['seed']} --train {report['train_samples']} --epochs {report['epochs']}{_init(report)}`).
@@ -150,6 +170,8 @@ def _init(report: dict) -> str:
         flags += f" --width {report['width']}"
     if report.get("own_backs"):
         flags += f" --own-backs {report['own_backs']}"
+    if report.get("no_card_share"):
+        flags += f" --no-card {report['no_card_share']}"
     if report.get("device", "cpu") != "cpu":
         flags += f" --batch {report['batch']} --device {report['device']}"
     return flags

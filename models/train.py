@@ -235,9 +235,10 @@ def main() -> None:
                         help="share of training courts and aces drawn with another index "
                         "letter (V, B, F, D, R, 1); 0.35 taught ancient_french's V and 1, +4 "
                         "points, and cost the other held-out designs up to 1.4 (not shipped)")
-    parser.add_argument("--no-card", type=float, default=0.05,
+    parser.add_argument("--no-card", type=float, default=0.0,
                         help="share of training samples where no card lies (a hero card, "
-                        "a hand, a phone, the table), of a class of their own")
+                        "a hand, a phone, the table), of a class of their own (NONE); 0.06 "
+                        "named nothing on no card but half as many backs (not shipped)")
     width_argument(parser)
     run_arguments(parser, MODELS / "card_classifier.onnx", BATCH)
     args = parser.parse_args()
@@ -263,7 +264,7 @@ def main() -> None:
         "train_seconds": round(train_seconds), "lr": args.lr, "batch": args.batch,
         "device": args.device, "width": args.width, "width_range": list(WIDTH_RANGE),
         **({"relettered": args.relettered} if args.relettered else {}),
-        "no_card_share": args.no_card,
+        **({"no_card_share": args.no_card} if args.no_card else {}),
         "init": str(args.init) if args.init else None, "continued_from": earlier_run(args.init),
         "train_designs": train_designs,
         "held_out_designs": held_designs, "held_out_families": list(HELD_OUT_FAMILIES),
