@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from vision.classify import BACK, MODEL, UNKNOWN, CardClassifier
+from vision.classify import BACK, MODEL, NO_CARD, UNKNOWN, CardClassifier, Prediction
 from vision.layout import random_scene
 from vision.pipeline import Recognizer
 from vision.render import render
@@ -122,3 +122,43 @@ def test_off_clear_view_the_detectors_side_weighs_more(classifier):
         else:
             weaker += 1
     assert weaker >= len(cards) // 2
+
+
+def test_what_a_model_with_the_no_card_class_is_sure_of_is_dropped(monkeypatch):
+    # no shipped model has the class yet (docs/vision.md, Next 6): the shipped network's
+    # outputs are given a NONE column, so the decision is what is tested, not the model
+    classifier = CardClassifier()
+    classes = [*classifier.classes, NO_CARD]
+    rows = np.zeros((4, len(classes)), np.float32)
+    rows[0, classes.index(NO_CARD)] = 0.995  # sure it is no card: dropped
+    rows[0, classes.index(BACK)] = 0.005
+    rows[1, classes.index(NO_CARD)], rows[1, classes.index(BACK)] = 0.7, 0.3  # unsure
+    rows[2, classes.index(BACK)] = 1.0
+    rows[3, 0] = 1.0
+    monkeypatch.setattr(classifier, "classes", classes)
+    monkeypatch.setattr(classifier, "no_card_threshold", 0.99)
+    monkeypatch.setattr(classifier, "probabilities", lambda cards: rows[:len(cards)])
+    crops = np.zeros((4, *reversed(classifier.input_px), 3), np.uint8)
+    found = classifier.predict(crops, score=np.ones(4))
+    assert [p.card for p in found] == [NO_CARD, UNKNOWN, BACK, classes[0]]
+    assert found[1].best == NO_CARD
+    # the detector's side opinion leaves "no card" where it was against the side it favours
+    down = classifier.predict(crops, face_up=np.full(4, 0.001), score=np.ones(4))
+    assert down[0].card == NO_CARD and down[0].confidence == pytest.approx(0.995, abs=1e-3)
+    # a model without the class, or not fitted for it, never says no card
+    assert CardClassifier().no_card_threshold == np.inf
+
+
+def test_the_recognizer_leaves_out_what_is_called_no_card(monkeypatch):
+    scene = random_scene(np.random.default_rng(3), designs=REPORT["held_out_designs"][:1],
+                         image_size=(1280, 720))
+    image = render(scene).image
+    recognizer = Recognizer()
+    assert len(recognizer.observe(image)) >= 10
+    original = recognizer.classifier.predict
+
+    def no_cards(cards, *args, **kwargs):
+        return [Prediction(NO_CARD, 0.999, NO_CARD) for _ in original(cards, *args, **kwargs)]
+
+    monkeypatch.setattr(recognizer.classifier, "predict", no_cards)
+    assert len(recognizer.observe(image)) == 0
