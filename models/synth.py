@@ -30,7 +30,7 @@ from vision.rectify import CARD_PX, portrait_order, rectify
 from vision.textures import texture
 
 INPUT_PX = CARD_PX  # classifier input, width × height (a card is 63 × 88 mm)
-CLASSES = (*CARD_CLASSES, NO_CARD)  # the classifier's outputs
+CLASSES = (*CARD_CLASSES, NO_CARD)  # the outputs of a classifier taught no card (`no_card`)
 
 
 def _background(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:

@@ -248,7 +248,8 @@ def main() -> None:
                           no_cards=args.no_card)
     val_images, val_labels = data(args.seed + 1, train_designs, args.eval)
     cal_images, cal_labels = data(args.seed + 4, calibration_designs, args.eval)
-    model = build_model(len(CLASSES), args.width)
+    classes = CLASSES if args.no_card else CLASSES[:-1]  # NONE only where it is taught
+    model = build_model(len(classes), args.width)
     load_weights(model, args.init)
     started = time.perf_counter()
     train(model, images, labels, args.epochs, args.seed, args.lr,
@@ -269,7 +270,7 @@ def main() -> None:
         "train_designs": train_designs,
         "held_out_designs": held_designs, "held_out_families": list(HELD_OUT_FAMILIES),
         "calibration_designs": calibration_designs,
-        "temperature": temperature, "threshold": threshold, "classes": list(CLASSES),
+        "temperature": temperature, "threshold": threshold, "classes": list(classes),
         "input_px": list(INPUT_PX),
         "held_in_validation": evaluate(val_prob, val_labels, threshold),
         "calibration": evaluate(cal_prob, cal_labels, threshold),
