@@ -52,7 +52,8 @@ def _cuts(report: dict) -> str:
 refiner cut out of {cuts['scenes']} table scenes of the calibration designs (`python -m
 models.threshold`): {t['face']:.4f} for a face in clear view (`vision.detect.in_clear_view`),
 {_threshold(t['covered_face'])} for a face partly covered, {t['back']:.4f} for a back; and
-nothing is named where the detector's score is under {cuts['min_detector_score']}: the
+no face is named where the detector's score is under {cuts['min_detector_score']}, no back
+under {cuts.get('min_back_score', cuts['min_detector_score'])}: the
 {cuts['on_no_card']} detections on no card at all (hero cards, hands) count as wrong answers,
 and what is no card can read as a back.{_no_card_cuts(cuts)} On those {cuts['cards']} cards
 found, the best class is right for {cuts['top1']:.1%};
@@ -71,6 +72,13 @@ def _no_card_cuts(cuts: dict) -> str:
             f" or more is dropped: {cuts['dropped_on_no_card']} of the detections on no card"
             f" and {cuts['cards_dropped']} card(s); {cuts['named_on_no_card']} on no card"
             " named.")
+
+
+def _no_card_class(report: dict) -> str:
+    if "NONE" not in report["classes"]:
+        return ""
+    return (", or as no card at all (`NONE`: what the detector outlined is a hero card, a"
+            " hand, the table)")
 
 
 def _no_card_data(report: dict) -> str:
@@ -97,8 +105,8 @@ def render_card(report: dict, speed: tuple[float, float], size_bytes: int) -> st
 
 `card_classifier.onnx` names a rectified card image (`{report['input_px'][0]} × \
 {report['input_px'][1]}` px, BGR, as `vision.rectify` cuts it out of a frame) as one of the 52
-cards, the joker (`JK`) or a card back (`BACK`), or as no card at all (`NONE`: what the
-detector outlined is a hero card, a hand, the table), with a calibrated probability. Below the
+cards, the joker (`JK`) or a card back (`BACK`){_no_card_class(report)}, with a calibrated
+probability. Below the
 threshold the answer is `UNKNOWN`. Run by onnxruntime (`vision.classify.CardClassifier`);
 this card is written by `python -m models.card` from `card_classifier.json`, the training
 report.

@@ -38,7 +38,8 @@ from .train import MAX_CONFIDENT_ERRORS, pick_threshold
 SIZES = tuple(FRAME_SIZES.values())  # alternating, scene by scene
 CHUNK = 10  # scenes a parallel job
 STRAY_IOU = 0.1  # a detection overlapping no card by more than this lies on no card
-SCORE_GRID = (0.3, 0.35, 0.4, 0.45, 0.5)  # the detector's score a name needs
+SCORE_GRID = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)  # the detector's score a
+# name needs: one for faces, one for backs
 
 
 def detector_cuts(seed: int, count: int, designs: list[str], classifier: str) -> np.ndarray:
@@ -97,6 +98,14 @@ def fit_no_card(rows: np.ndarray, trained: float) -> tuple[float, np.ndarray]:
     return threshold, no_card & (confidence >= threshold)
 
 
+def gate(named: dict[float, np.ndarray], stray: np.ndarray, kind: np.ndarray) -> float:
+    """The detector's score a name of one `kind` (faces, or backs) needs: of those under
+    which no name of that kind lies on no card, the one that names the most cards (the
+    highest of the grid if none is clean)."""
+    clean = [s for s in named if not (named[s] & kind & stray).any()] or [max(named)]
+    return max(clean, key=lambda s: (named[s] & kind & ~stray).sum())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", type=int, default=400)
@@ -117,37 +126,39 @@ def main() -> None:
     trained = float(report.get("threshold_trained", report["threshold"]))
     # what lies on no card is named only where the detector is sure of a card: the score
     # under which nothing is named is the one that leaves the most cards answered and names
-    # nothing on no card (a hero card lies there all game: named once, named every frame)
+    # nothing on no card (a hero card lies there all game: named once, named every frame).
+    # Faces and backs each get their own: what is no card passes for a back, not a face
     fits = {score: fit(rows[rows[:, 5] >= score], trained) for score in SCORE_GRID}
     named = {score: np.zeros(len(rows), bool) for score in SCORE_GRID}
     for score, (_, answered) in fits.items():
         named[score][rows[:, 5] >= score] = answered
     right, back, clear, stray = (rows[:, k].astype(bool) for k in (1, 2, 3, 4))
-    clean = [s for s in SCORE_GRID if not (named[s] & stray).any()] or [max(SCORE_GRID)]
-    score = max(clean, key=lambda s: (named[s] & ~stray).sum())
-    thresholds, answered = fits[score][0], named[score]
-    no_card_threshold, dropped = fit_no_card(rows, trained)
+    score, back_score = (gate(named, stray, side) for side in (~back, back))
+    thresholds = {**fits[score][0], "back": fits[back_score][0]["back"]}
+    answered = (named[score] & ~back) | (named[back_score] & back)
     kinds = {"face": ~back & clear & ~stray, "covered_face": ~back & ~clear & ~stray,
              "back": back & ~stray}
     summary = {
         "scenes": args.scenes, "seed": args.seed, "cards": int((~stray).sum()),
         "top1": round(float(right[~stray].mean()), 4), "on_no_card": int(stray.sum()),
-        "min_detector_score": score, "thresholds": thresholds,
+        "min_detector_score": score, "min_back_score": back_score, "thresholds": thresholds,
         "answered": round(float(answered[~stray].mean()), 4),
         **{f"answered_{kind}": round(float(answered[m].mean()), 4) if m.any() else None
            for kind, m in kinds.items()},
         "faces_in_clear_view": int(kinds["face"].sum()),
         "wrong_among_answered": int((answered & ~right).sum()),
-        "no_card_threshold": no_card_threshold,
-        "dropped_on_no_card": int((dropped & stray).sum()),
         "named_on_no_card": int((answered & stray).sum()),
-        "cards_dropped": int((dropped & ~stray).sum()),
         "max_confident_errors": MAX_CONFIDENT_ERRORS}
     report.update(threshold_trained=trained, threshold=thresholds["face"],
                   covered_threshold=thresholds["covered_face"],
                   back_threshold=thresholds["back"], min_detector_score=score,
-                  no_card_threshold=no_card_threshold,
-                  detector_cuts=summary)
+                  min_back_score=back_score, detector_cuts=summary)
+    if NO_CARD in report["classes"]:
+        no_card_threshold, dropped = fit_no_card(rows, trained)
+        summary.update(no_card_threshold=no_card_threshold,
+                       dropped_on_no_card=int((dropped & stray).sum()),
+                       cards_dropped=int((dropped & ~stray).sum()))
+        report.update(no_card_threshold=no_card_threshold)
     report_path.write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps(summary, indent=2))
 

@@ -49,14 +49,14 @@ def test_held_out_design_is_never_confidently_wrong_and_mostly_named(classifier,
 
 def test_noise_is_never_named_a_card_face(classifier):
     # BACK is "no index here": noise may read as one, and it is the detector's score that
-    # keeps what is no card unnamed (`min_score`, and the frame test below)
+    # keeps what is no card unnamed (`min_back_score`, and the frame test below)
     rng = np.random.default_rng(0)
     noise = rng.integers(0, 256, (16, *reversed(classifier.input_px), 3), dtype=np.uint8)
     grey = np.full((4, *reversed(classifier.input_px), 3), 128, np.uint8)
     predictions = classifier.predict(np.concatenate([noise, grey]))
     assert all(p.card in (UNKNOWN, BACK) for p in predictions)
     unsure = classifier.predict(np.concatenate([noise, grey]),
-                                score=np.full(20, classifier.min_score - 0.01))
+                                score=np.full(20, classifier.min_back_score - 0.01))
     assert all(p.card == UNKNOWN for p in unsure)
 
 
@@ -74,7 +74,22 @@ def test_the_report_matches_the_model(classifier):
     assert 0.5 <= classifier.threshold < 1  # faces in clear view are named
     assert classifier.covered_threshold >= classifier.threshold
     assert classifier.back_threshold < 1
-    assert 0 < classifier.min_score < 1
+    assert 0 < classifier.min_score < 1 and 0 < classifier.min_back_score < 1
+
+
+def test_a_back_needs_its_own_detector_score(monkeypatch):
+    # what is no card passes for a back, not a face: a back may need a surer detection
+    classifier = CardClassifier()
+    monkeypatch.setattr(classifier, "min_score", 0.3)
+    monkeypatch.setattr(classifier, "min_back_score", 0.6)
+    rows = np.zeros((2, len(classifier.classes)), np.float32)
+    rows[0, 0] = rows[1, classifier.classes.index(BACK)] = 1.0
+    monkeypatch.setattr(classifier, "probabilities", lambda cards: rows[:len(cards)])
+    crops = np.zeros((2, *reversed(classifier.input_px), 3), np.uint8)
+    face, back = classifier.predict(crops, score=np.full(2, 0.5))
+    assert face.card == classifier.classes[0] and back.card == UNKNOWN and back.best == BACK
+    assert [p.card for p in classifier.predict(crops, score=np.full(2, 0.6))] == [
+        classifier.classes[0], BACK]
 
 
 def test_a_face_not_in_clear_view_needs_the_covered_threshold(classifier):

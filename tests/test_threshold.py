@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from models.common import split_designs
-from models.threshold import detector_cuts, fit, fit_no_card
+from models.threshold import detector_cuts, fit, fit_no_card, gate
 from vision.classify import MODEL
 
 
@@ -54,3 +54,17 @@ def test_what_is_called_no_card_is_dropped_only_where_that_is_safe() -> None:
     # a call of "no card" is never a name: those rows get no face's threshold
     _, answered = fit(rows, trained=0.9)
     assert not answered[no_card].any() and answered[~no_card].all()
+
+
+def test_faces_and_backs_each_get_the_lowest_score_that_names_nothing_on_no_card() -> None:
+    scores = np.array([0.3, 0.4, 0.5, 0.6, 0.7, 0.8])
+    back = np.array([False, False, True, True, True, True])
+    stray = np.array([False, False, True, False, False, True])  # a back-like hero card
+    # what each gate names: everything from its score up, but the hero card at 0.8 is
+    # named only under the two lower gates (where the fit's back threshold is lower)
+    named = {s: scores >= s for s in (0.3, 0.5, 0.6)}
+    named[0.6][5] = False
+    assert gate(named, stray, ~back) == 0.3  # faces: never on no card, the most named
+    assert gate(named, stray, back) == 0.6
+    named[0.6][5] = True  # no score is clean: the highest
+    assert gate(named, stray, back) == 0.6

@@ -49,11 +49,15 @@ class CardClassifier:
             thresholds = (face, float(report.get("covered_threshold", face)),
                           float(report.get("back_threshold", face)),
                           float(report.get("no_card_threshold", np.inf)))
-            return (report["classes"], thresholds, tuple(report["input_px"]),
-                    float(report.get("min_detector_score", 0.0)))
+            min_score = float(report.get("min_detector_score", 0.0))
+            scores = (min_score, float(report.get("min_back_score", min_score)))
+            return report["classes"], thresholds, tuple(report["input_px"]), scores
 
-        self.session, (self.classes, thresholds, self.input_px, self.min_score) = load_model(
+        self.session, (self.classes, thresholds, self.input_px, scores) = load_model(
             model, "card classifier", read, threads=threads)
+        # the detector's score a face needs to be named, and a back (what is no card, a hero
+        # card or a hand, passes for a back, not a face)
+        self.min_score, self.min_back_score = scores
         # faces in clear view (or outlined by the caller), faces partly covered, backs, and
         # what is no card
         (self.threshold, self.covered_threshold, self.back_threshold,
@@ -75,9 +79,10 @@ class CardClassifier:
         classifier the whole quad (and on a card mostly covered reads the card on top).
         `clear`, if given, says which cards are in clear view (`vision.detect.in_clear_view`):
         a face elsewhere needs `covered_threshold`, as the card on top may pass for it.
-        `score`, the detector's, if given: below `min_score` nothing is named, as what is
-        there may be no card (a hero card, a hand) and pass for a back. Whatever the score,
-        what the classifier is sure is no card is NO_CARD (the caller drops it)."""
+        `score`, the detector's, if given: below `min_score` no face is named and below
+        `min_back_score` no back, as what is there may be no card (a hero card, a hand) and
+        pass for a back. Whatever the score, what the classifier is sure is no card is
+        NO_CARD (the caller drops it)."""
         probabilities = self.probabilities(cards).astype(np.float64)
         n = len(probabilities)
         clear = np.ones(n, bool) if clear is None else np.asarray(clear, bool)
@@ -90,8 +95,8 @@ class CardClassifier:
             probabilities *= side
             probabilities /= probabilities.sum(axis=1, keepdims=True)
         found = []
-        sure_of_card = np.ones(n, bool) if score is None else np.asarray(score) >= self.min_score
-        for row, in_view, card_there in zip(probabilities, clear, sure_of_card, strict=True):
+        score = np.ones(n) if score is None else np.asarray(score)
+        for row, in_view, detector_score in zip(probabilities, clear, score, strict=True):
             best = int(row.argmax())
             confidence = float(row[best])
             kind = self.classes[best]
@@ -100,6 +105,8 @@ class CardClassifier:
             else:
                 sure = (self.back_threshold if kind == BACK
                         else self.threshold if in_view else self.covered_threshold)
+                card_there = detector_score >= (self.min_back_score if kind == BACK
+                                                else self.min_score)
                 card = kind if card_there and confidence >= sure else UNKNOWN
             found.append(Prediction(card, confidence, kind))
         return found
