@@ -38,8 +38,8 @@ from .train import MAX_CONFIDENT_ERRORS, pick_threshold
 SIZES = tuple(FRAME_SIZES.values())  # alternating, scene by scene
 CHUNK = 10  # scenes a parallel job
 STRAY_IOU = 0.1  # a detection overlapping no card by more than this lies on no card
-SCORE_GRID = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)  # the detector's score a
-# name needs: one for faces, one for backs
+# the detector's score a name needs (one for faces, one for backs) is one of these
+SCORE_GRID = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
 
 
 def detector_cuts(seed: int, count: int, designs: list[str], classifier: str) -> np.ndarray:
