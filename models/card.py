@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.classify import NO_CARD
+
 MODELS = Path(__file__).parent
 
 
@@ -75,7 +77,7 @@ def _no_card_cuts(cuts: dict) -> str:
 
 
 def _no_card_class(report: dict) -> str:
-    if "NONE" not in report["classes"]:
+    if NO_CARD not in report["classes"]:
         return ""
     return (", or as no card at all (`NONE`: what the detector outlined is a hero card, a"
             " hand, the table)")

@@ -152,6 +152,13 @@ def _card_quad(rng: np.random.Generator, width_px: float, centre: np.ndarray,
     return (quad + centre).astype(np.float32)
 
 
+def _width_and_side(rng: np.random.Generator, width_px: float | None) -> tuple[float, int]:
+    """A sample's card width in the frame (`width_px`, or drawn log-uniformly from
+    WIDTH_RANGE) and the side of the square canvas drawn around it."""
+    width_px = width_px or float(np.exp(rng.uniform(*np.log(WIDTH_RANGE))))
+    return width_px, int(width_px * 2.6)
+
+
 def _light(rng: np.random.Generator, image: np.ndarray, span: float) -> np.ndarray:
     """Exposure, colour and glare over `image`, a cut of a scene `span` px wide."""
     height, width = image.shape[:2]
@@ -228,8 +235,7 @@ def sample(rng: np.random.Generator, design: str, label: int,
     if relettered and letters and rng.random() < relettered:  # no draw at 0: same data
         other = reletter(card, letters[int(rng.integers(len(letters)))], rng)
         card = card if other is None else other
-    width_px = width_px or float(np.exp(rng.uniform(*np.log(WIDTH_RANGE))))
-    side = int(width_px * 2.6)
+    width_px, side = _width_and_side(rng, width_px)
     canvas = _background(rng, (side, side))
     quad = _card_quad(rng, width_px, np.array([side / 2, side / 2], np.float32))
     _paste(canvas, card, quad)
@@ -258,8 +264,7 @@ def no_card(rng: np.random.Generator, width_px: float | None = None) -> np.ndarr
     card, a phone, a notepad or a coin, a hand reaching in, or bare table, on a table drawn
     as the scenes draw theirs. No card shows in it, not even a corner: a corner may be all
     that shows of a card the detector found, and that is a card."""
-    width_px = width_px or float(np.exp(rng.uniform(*np.log(WIDTH_RANGE))))
-    side = int(width_px * 2.6)
+    width_px, side = _width_and_side(rng, width_px)
     ppm = width_px / 63  # px per table mm: a card is about 63 mm wide
     canvas = texture(surface(rng, ())[0], (side, side), ppm)
     centre = np.array([side / 2, side / 2], np.float32)

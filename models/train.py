@@ -218,9 +218,9 @@ def evaluate(probabilities: np.ndarray, labels: np.ndarray, threshold: float) ->
 def no_card_figures(probabilities: np.ndarray, threshold: float) -> dict:
     """On samples where no card lies: the share called NO_CARD, and named a card or a back
     at `threshold` (each such name is wrong)."""
-    guess = probabilities.argmax(1)
-    named = (guess != CLASSES.index(NO_CARD)) & (probabilities.max(1) >= threshold)
-    return {"n": len(guess), "called_no_card": float((guess == CLASSES.index(NO_CARD)).mean()),
+    called_no_card = probabilities.argmax(1) == CLASSES.index(NO_CARD)
+    named = ~called_no_card & (probabilities.max(1) >= threshold)
+    return {"n": len(called_no_card), "called_no_card": float(called_no_card.mean()),
             "named_a_card": float(named.mean())}
 
 
