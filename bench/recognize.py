@@ -2,12 +2,14 @@
 
 Renders table scenes whose card designs were held out of every training, at 1280×720 and
 1920×1080, runs `Recognizer.observe` on each (with the table homography, as a calibrated
-camera gives), and matches what it found to the renderer's labels (rotated-box IoU ≥ 0.5;
-every card with ≥ 3 % showing is a target). Prints, per resolution:
+camera gives), and matches what it found to the renderer's labels (rotated-box IoU ≥ 0.5,
+the card whose visible part holds the detection's anchor first; every card with ≥ 3 %
+showing is a target). Prints, per resolution:
 
 - detection: recall, precision, recall by role, orientation right among the cards found
   (where it means something: not in the discard pile, deck or a hand),
-  marker fans (same role, overlapping) counted exactly, by fan size;
+  marker fans (same role, overlapping) counted exactly, by fan size: the detections matched
+  to a fan's cards, and any other whose best card is in the fan (a second box on a card);
 - identity, among the cards found: top-1 (the likeliest class), the share answered above
   the confidence threshold, and the wrong share of those answers, for cards face up and
   fully in view, all face-up cards, and face-down ones (BACK).
@@ -28,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from models.common import split_designs
 from models.detect_data import MIN_VISIBLE, ROLES, marker_fans
-from models.detect_train import Scored, match_found, scene_record
+from models.detect_train import Scored, anchors_show, match_found, scene_record
 from models.threshold import STRAY_IOU
 from vision.camera import FRAME_SIZES
 from vision.classify import UNKNOWN
@@ -74,7 +76,8 @@ def run(recognizer: Recognizer, designs: list[str], size: tuple[int, int], scene
             obs.extra["score"], obs.quads, np.float32([c.quad for c in cards]).reshape(-1, 4, 2),
             np.float32([c.visible for c in cards]),
             np.int8([ROLES.index(c.role) if c.role in ROLES else len(ROLES) - 1 for c in cards]),
-            np.int16([fans.get(i, -1) for i in index]))
+            np.int16([fans.get(i, -1) for i in index]),
+            anchors_show(obs.extra["anchor"], result.owner, index))
         records.append(record)
         took = match_found(obs, result, index, record["cards"])
         for d in np.nonzero(took >= 0)[0]:

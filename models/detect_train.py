@@ -248,11 +248,14 @@ def outputs(model, images: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def scene_record(scores: np.ndarray, quads: np.ndarray, cards: np.ndarray,
-                 visible: np.ndarray, role: np.ndarray, fan: np.ndarray) -> dict:
+                 visible: np.ndarray, role: np.ndarray, fan: np.ndarray,
+                 shows: np.ndarray | None = None) -> dict:
     """One scene's detections (scores, quads) beside its cards (quads, visible share, role
-    index, marker group), with the overlaps that matching needs."""
+    index, marker group), with the overlaps that matching needs; `shows` (`anchors_show`),
+    where the detections' anchors are known, lets matching prefer the card an anchor lies on."""
     return {"scores": scores, "self": iou_matrix(quads, quads),
-            "cards": iou_matrix(quads, cards), "visible": visible, "role": role, "fan": fan}
+            "cards": iou_matrix(quads, cards), "visible": visible, "role": role, "fan": fan,
+            "shows": shows}
 
 
 def match(order: np.ndarray, overlaps: np.ndarray, target: np.ndarray,
@@ -332,7 +335,7 @@ class Scored:
             keep = keep[rotated_nms(None, s["scores"][keep], nms_iou,
                                     s["self"][np.ix_(keep, keep)])]
             target = s["visible"] >= MIN_VISIBLE
-            took, wrong = match(keep, s["cards"], target)
+            took, wrong = match(keep, s["cards"], target, s.get("shows"))
             hits += int((took >= 0).sum())
             false += wrong
             taken = np.zeros(len(target), bool)
@@ -340,8 +343,9 @@ class Scored:
             fan_count: Counter = Counter()
             for d in keep:  # a detection on a fan counts toward it, matched or not
                 best = np.where(target, s["cards"][d], 0.0)
-                if best.size and best.max() >= MATCH_IOU and s["fan"][best.argmax()] >= 0:
-                    fan_count[int(s["fan"][best.argmax()])] += 1
+                card = took[d] if took[d] >= 0 else best.argmax() if best.size else -1
+                if card >= 0 and s["cards"][d, card] >= MATCH_IOU and s["fan"][card] >= 0:
+                    fan_count[int(s["fan"][card])] += 1
             misses += int((target & ~taken).sum())
             for r, t in zip(s["role"][target], taken[target], strict=True):
                 role_total[ROLES[r]] += 1

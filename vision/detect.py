@@ -29,7 +29,7 @@ import numpy as np
 
 from .memory import PileMemory
 from .observation import SIDEWAYS, UPRIGHT, Observation
-from .piles import KEEP_IOU, PileView, pile_crop, piles
+from .piles import CROWDED_IOU, KEEP_IOU, PileView, pile_crop, piles
 from .rectify import portrait_orders
 from .runtime import ModelError, load_model
 
@@ -377,18 +377,19 @@ class CardDetector:
 
     def look_again(self, frame: np.ndarray, found: Found) -> Found:
         """`found` with each pile's middle (`vision.piles`) detected again, nearer: where
-        boxes crowd one another, a crop of the frame in which a card is `card_px` wide is
-        given to the pile network, and its detections in the crop's core are added, each in
-        place of the first-pass boxes there that it overlaps by `KEEP_IOU` (a first-pass box
-        nothing overlaps so much is a card the pile network missed). A point in the cores of
-        two crops belongs to the first. In video, a crop that has not changed keeps what was
-        found in it (`PileMemory`)."""
+        boxes crowd one another, and around each face-up card (markers tucked under it), a
+        crop of the frame in which a card is `card_px` wide is given to the pile network,
+        and its detections in the crop's core are added, each in place of the first-pass
+        boxes there that it overlaps by `KEEP_IOU` (a first-pass box nothing overlaps so
+        much is a card the pile network missed). A point in the cores of two crops belongs
+        to the first. In video, a crop that has not changed keeps what was found in it
+        (`PileMemory`)."""
         if self.piles is None:
             return found
         owned = np.zeros(len(found.score), bool)  # first-pass boxes a second look replaced
         cores: list[tuple[PileView, float]] = []
         again = []
-        for group in piles(iou_matrix(found.quads, found.quads)):
+        for group in piles(iou_matrix(found.quads, found.quads), alone=found.face_up >= 0.5):
             short = float(np.median([box_of_quad(q)[1][1] for q in found.quads[group]]))
             corners = found.quads[group].reshape(-1, 2)
             seen, view = self._look(frame, (corners.min(axis=0) + corners.max(axis=0)) / 2,
@@ -401,7 +402,11 @@ class CardDetector:
                     inside &= ~earlier.core(points, earlier_short)
                 return inside
 
-            seen = seen.take(np.nonzero(mine(seen.anchor))[0])  # a copy: memory keeps its own
+            kept = mine(seen.anchor)
+            if len(group) == 1:  # a face-up card alone: only what lies under or over it
+                kept &= iou_matrix(seen.quads, found.quads[group]).max(
+                    axis=1, initial=0.0) >= CROWDED_IOU
+            seen = seen.take(np.nonzero(kept)[0])  # a copy: memory keeps its own
             core = np.nonzero(mine(found.anchor))[0]
             # first-pass boxes in the core that a second-look box overlaps by KEEP_IOU; the
             # pile network misses some cards the first pass found, and those stay

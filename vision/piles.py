@@ -8,7 +8,9 @@ that size (`models.pile_train`), looks again at a square crop of the frame scale
 card's short side is `CARD_PX` px: about the frame's own pixels at 720p, a cell then 3 mm
 of table. Its detections in the middle of the crop (its *core*) are added in place of the
 first pass's boxes they overlap; near the crop's edge, where cards are cut, the first pass
-stands.
+stands. A face-up card is looked at again even alone: the markers tucked under a minion
+often show as a strip along its edge that the first pass takes for part of the minion, and
+its box crowds nothing.
 """
 
 from __future__ import annotations
@@ -71,13 +73,17 @@ def pile_crop(frame: np.ndarray, centre: np.ndarray, card_short: float,
     return image, PileView((x0, y0), (k, k), (size, size))
 
 
-def piles(overlaps: np.ndarray, min_iou: float = CROWDED_IOU) -> list[np.ndarray]:
+def piles(overlaps: np.ndarray, min_iou: float = CROWDED_IOU,
+          alone: np.ndarray | None = None) -> list[np.ndarray]:
     """Groups of detections (indices) whose boxes overlap by `min_iou` or more, through one
-    another; a detection that overlaps none is in no pile."""
+    another; a detection that overlaps none is in no pile, unless `alone` (a mask) says it
+    is a pile by itself. Crowded piles come first: where crops overlap, the first has the
+    say (`CardDetector.look_again`), and a crowded pile is what its crop is cut for."""
     crowded = np.asarray(overlaps, np.float64) >= min_iou
     np.fill_diagonal(crowded, False)
     label = np.arange(len(crowded))
     for i, j in zip(*np.nonzero(np.triu(crowded)), strict=True):
         label[label == label[j]] = label[i]  # merge j's group into i's
     groups = [np.nonzero(label == g)[0] for g in np.unique(label)]
-    return [g for g in groups if len(g) > 1]
+    alone = np.zeros(len(crowded), bool) if alone is None else np.asarray(alone, bool)
+    return [g for g in groups if len(g) > 1] + [g for g in groups if len(g) == 1 and alone[g[0]]]
