@@ -7,7 +7,8 @@ the card whose visible part holds the detection's anchor first; every card with 
 showing is a target). Prints, per resolution:
 
 - detection: recall, precision, recall by role, orientation right among the cards found
-  (where it means something: not in the discard pile, deck or a hand),
+  (where it means something: the minion zone and the weapon; not the discard pile, deck,
+  a hand, armor or secrets),
   marker fans (same role, overlapping) counted exactly, by fan size: the detections matched
   to a fan's cards, and any other whose best card is in the fan (a second box on a card);
 - identity, among the cards found: top-1 (the likeliest class), the share answered above
@@ -39,9 +40,10 @@ from vision.pipeline import Recognizer
 from vision.render import render
 
 FULL_VIEW = 0.9  # a card this much in view can be read in full
-# where a card lies at any angle (a messy discard pile, cards in a hand), so that upright and
-# sideways mean nothing
-ANY_ANGLE = {"discard", "deck", "held", "in_hand", "other"}
+# where upright and sideways mean nothing: cards at any angle (a messy discard pile, the deck,
+# a hand), and the hero's armor and secrets, which the rules lay beside the hero card at no
+# stated angle (DESIGN.md's marking: only minion-zone and weapon markers are read by it)
+ANY_ANGLE = {"discard", "deck", "held", "in_hand", "other", "armor", "secret"}
 
 
 def identity_line(name: str, rows: list[tuple[bool, bool]]) -> str:
