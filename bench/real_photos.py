@@ -56,11 +56,13 @@ def _box_iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     return inter / union if union > 0 else 0.0
 
 
-def recognize_all(data: Path, rows: list[dict], zooms: tuple[float, ...]) -> None:
-    """The whole `recognize` path (detector, then classifier) on every photo."""
+def recognize_all(data: Path, rows: list[dict], zooms: tuple[float, ...],
+                  models: dict[str, Path]) -> None:
+    """The whole `recognize` path (detector, then classifier) on every photo; `models`
+    names candidate models in place of the shipped ones."""
     from vision.pipeline import Recognizer
 
-    recognizer = Recognizer()
+    recognizer = Recognizer(**models)
     outcome: Counter = Counter()
     extra = 0
     by_file: dict[str, list[dict]] = {}
@@ -109,12 +111,17 @@ def main() -> None:
                         help="run the whole recognize path instead of the labelled boxes")
     parser.add_argument("--one-zoom", action="store_true",
                         help="with --recognize: the detector at one zoom only, as on video")
+    parser.add_argument("--detector", type=Path, help="with --recognize: a candidate detector")
+    parser.add_argument("--classifier", type=Path,
+                        help="a candidate classifier (its .json beside it)")
     args = parser.parse_args()
     rows = list(csv.DictReader((args.data / "labels.csv").open()))
     if args.recognize:
-        recognize_all(args.data, rows, (1.0,) if args.one_zoom else PHOTO_ZOOMS)
+        models = {k: v for k, v in (("detector", args.detector),
+                                    ("classifier", args.classifier)) if v}
+        recognize_all(args.data, rows, (1.0,) if args.one_zoom else PHOTO_ZOOMS, models)
         return
-    classifier = CardClassifier()
+    classifier = CardClassifier(*filter(None, [args.classifier]))
     outcome: Counter = Counter()
     confusions: Counter = Counter()
     started = time.perf_counter()

@@ -15,7 +15,8 @@ showing is a target). Prints, per resolution:
   the confidence threshold, and the wrong share of those answers, for cards face up and
   fully in view, all face-up cards, and face-down ones (BACK).
 
-    python bench/recognize.py [--scenes N] [--seed S] [--no-piles]
+    python bench/recognize.py [--scenes N] [--seed S] [--no-piles] [--detector D.onnx]
+                              [--classifier C.onnx]
 """
 
 from __future__ import annotations
@@ -34,7 +35,9 @@ from models.detect_data import MIN_VISIBLE, ROLES, marker_fans
 from models.detect_train import Scored, anchors_show, match_found, scene_record
 from models.threshold import STRAY_IOU
 from vision.camera import FRAME_SIZES
+from vision.classify import MODEL as CLASSIFIER
 from vision.classify import UNKNOWN
+from vision.detect import MODEL as DETECTOR
 from vision.layout import random_scene
 from vision.pipeline import Recognizer
 from vision.render import render
@@ -118,9 +121,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--no-piles", action="store_true",
                         help="the detector's first pass alone, no second look at piles")
+    parser.add_argument("--detector", type=Path, default=DETECTOR, help="a candidate detector")
+    parser.add_argument("--classifier", type=Path, default=CLASSIFIER,
+                        help="a candidate classifier (its .json, with thresholds, beside it)")
     args = parser.parse_args()
     _, _, held_out = split_designs()
-    recognizer = Recognizer(piles=None) if args.no_piles else Recognizer()
+    recognizer = Recognizer(args.detector, args.classifier,
+                            **({"piles": None} if args.no_piles else {}))
     print(f"held-out designs: {', '.join(held_out)}")
     for k, size in enumerate(FRAME_SIZES.values()):
         run(recognizer, held_out, size, args.scenes, args.seed + k)

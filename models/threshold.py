@@ -11,7 +11,10 @@ on top can pass for a covered one), and one for "no card" (wrong on a card the d
 found: the card is then dropped). None is set lower than training's, so they only get
 safer.
 
-    python -m models.threshold [--scenes 400] [--seed 11]
+    python -m models.threshold [--scenes 400] [--seed 11] [--model C.onnx] [--detector D.onnx]
+
+`--model` is the classifier whose .json gets the thresholds; `--detector` a candidate
+detector to fit them behind (the thresholds hold for the detector they were fitted with).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import numpy as np
 from vision.camera import FRAME_SIZES
 from vision.classify import BACK, NO_CARD
 from vision.classify import MODEL as CLASSIFIER
+from vision.detect import MODEL as DETECTOR
 from vision.detect import iou_matrix
 from vision.layout import random_scene
 from vision.pipeline import Recognizer
@@ -42,13 +46,14 @@ STRAY_IOU = 0.1  # a detection overlapping no card by more than this lies on no 
 SCORE_GRID = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
 
 
-def detector_cuts(seed: int, count: int, designs: list[str], classifier: str) -> np.ndarray:
+def detector_cuts(seed: int, count: int, designs: list[str], classifier: str,
+                  detector: str = str(DETECTOR)) -> np.ndarray:
     """(confidence, best class right, best class is BACK, in clear view, on no card, detector
     score, best class is NO_CARD) of every target card the recognizer found in `count`
     rendered scenes, and of every detection that lies on no card at all (a hero card, a hand:
     right only if called no card): an (n, 7) array. A second box on a card already found is
     the detector's error, not the classifier's, and is left out."""
-    recognizer = Recognizer(classifier=Path(classifier))
+    recognizer = Recognizer(Path(detector), Path(classifier))
     recognizer.classifier.no_card_threshold = np.inf  # keep what it calls no card, to fit
     rows = []
     for k in range(count):
@@ -112,13 +117,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--model", type=Path, default=CLASSIFIER)
+    parser.add_argument("--detector", type=Path, default=DETECTOR)
     args = parser.parse_args()
 
     report_path = args.model.with_suffix(".json")
     report = json.loads(report_path.read_text())
     _, calibration, _ = split_designs(announce=True)
     parts = in_chunks(detector_cuts, args.seed, args.scenes, CHUNK,
-                      {"designs": calibration, "classifier": str(args.model)},
+                      {"designs": calibration, "classifier": str(args.model),
+                       "detector": str(args.detector)},
                       args.workers, "scenes")
     rows = np.concatenate(parts)
     if not len(rows):
