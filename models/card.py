@@ -57,7 +57,8 @@ models.threshold`): {t['face']:.4f} for a face in clear view (`vision.detect.in_
 no face is named where the detector's score is under {cuts['min_detector_score']}, no back
 under {cuts.get('min_back_score', cuts['min_detector_score'])}: the
 {cuts['on_no_card']} detections on no card at all (hero cards, hands) count as wrong answers,
-and what is no card can read as a back.{_no_card_cuts(cuts)} On those {cuts['cards']} cards
+and what is no card can read as a back.{_no_card_cuts(cuts)}{_suit_cuts(cuts)} On those
+{cuts['cards']} cards
 found, the best class is right for {cuts['top1']:.1%};
 {cuts['answered_face']:.1%} of the {cuts['faces_in_clear_view']} faces in clear view,
 {cuts['answered_covered_face']:.1%} of the other faces and {cuts['answered_back']:.1%} of
@@ -65,6 +66,18 @@ backs are answered, {cuts['wrong_among_answered']} answer(s) wrong. A card mostl
 by another is read as the card on top, with confidence (the cards of a pile share an
 outline), so a covered face needs a surer reading than any the model gives.
 """
+
+
+def _suit_cuts(cuts: dict) -> str:
+    suits = cuts.get("suit_thresholds")
+    if not suits:
+        return ""
+    return (" A face in clear view needs its suit's own threshold, fitted the same way on "
+            f"{cuts['suit_scenes']} scenes (blurred clubs pass for spades, and hold back "
+            "every heart under one threshold): "
+            + ", ".join(f"{suit} {t:.4f}" for suit, t in suits.items())
+            + f"; {cuts['suit_answered']:.1%} of their {cuts['suit_faces_in_clear_view']} faces"
+            f" in clear view are answered, {cuts['suit_wrong_among_answered']} wrong.")
 
 
 def _no_card_cuts(cuts: dict) -> str:

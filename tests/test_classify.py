@@ -74,7 +74,30 @@ def test_the_report_matches_the_model(classifier):
     assert 0.5 <= classifier.threshold < 1  # faces in clear view are named
     assert classifier.covered_threshold >= classifier.threshold
     assert classifier.back_threshold < 1
+    # each suit's own, fitted on the detector's cuts; spades' the strictest (clubs pass for it)
+    suits = classifier.suit_thresholds
+    assert set(suits) == set("SHDC") and all(0.5 <= t < 1 for t in suits.values())
+    assert suits["S"] == max(suits.values()) and min(suits.values()) < classifier.threshold
     assert 0 < classifier.min_score < 1 and 0 < classifier.min_back_score < 1
+
+
+def test_a_face_in_clear_view_needs_its_suits_threshold(monkeypatch):
+    # blurred clubs pass for spades: a spade needs a surer reading than a heart
+    classifier = CardClassifier()
+    monkeypatch.setattr(classifier, "suit_thresholds", {"S": 0.9998, "H": 0.96})
+    monkeypatch.setattr(classifier, "threshold", 0.999)
+    cards = ["AS", "AH", "AD", "JK"]
+    rows = np.zeros((len(cards), len(classifier.classes)), np.float32)
+    for i, card in enumerate(cards):
+        rows[i, classifier.classes.index(card)] = 0.995
+        rows[i, classifier.classes.index(BACK)] = 0.005
+    monkeypatch.setattr(classifier, "probabilities", lambda crops: rows[:len(crops)])
+    crops = np.zeros((len(cards), *reversed(classifier.input_px), 3), np.uint8)
+    named = [p.card for p in classifier.predict(crops)]
+    assert named == [UNKNOWN, "AH", UNKNOWN, UNKNOWN]  # D has none of its own: the pooled one
+    covered = classifier.predict(crops, clear=np.zeros(len(cards), bool))
+    assert all(p.card == UNKNOWN for p in covered)  # out of clear view, the covered threshold
+    assert classifier.face_threshold("10H") == 0.96 and classifier.face_threshold("JK") == 0.999
 
 
 def test_a_back_needs_its_own_detector_score(monkeypatch):

@@ -5,15 +5,17 @@ from __future__ import annotations
 import numpy as np
 
 from models.common import split_designs
-from models.threshold import detector_cuts, fit, fit_no_card, gate
+from models.threshold import MIN_SUIT_ANSWERS, detector_cuts, fit, fit_no_card, fit_suits, gate
 from vision.classify import MODEL
 
 
 def test_detector_cuts_score_the_cards_the_recognizer_found() -> None:
     _, calibration, _ = split_designs()
     rows = detector_cuts(3, 2, calibration, str(MODEL))
-    confidence, right = rows[:, 0], rows[:, 1]
+    confidence, right, suit = rows[:, 0], rows[:, 1], rows[:, 7]
     assert len(rows) >= 20  # two table scenes, a score of cards each
+    assert set(np.unique(suit)) <= {-1, 0, 1, 2, 3} and (suit[rows[:, 2] == 1] == -1).all()
+    assert (suit >= 0).sum() >= 5  # faces have a suit, backs none
     assert np.all((confidence > 0) & (confidence <= 1))
     assert set(np.unique(right)) <= {0.0, 1.0}
     # cards the classifier is most sure of are the ones it reads right
@@ -37,6 +39,27 @@ def test_each_kind_of_answer_gets_its_own_threshold() -> None:
     assert thresholds["back"] == thresholds["face"] == 0.95  # never below training's
     assert thresholds["covered_face"] > 1  # nothing keeps them under 1 in 1000 wrong
     assert not answered[covered].any() and answered[back & (confidence >= 0.95)].all()
+
+
+def test_a_suit_goes_under_the_pooled_threshold_only_on_enough_answers() -> None:
+    rng = np.random.default_rng(2)
+    suit = np.repeat([0, 1, 2, 3], [3000, 3000, 3000, 300])  # S H D C: clubs are few
+    confidence = rng.uniform(0.9, 1.0, len(suit))
+    right = np.ones(len(suit), bool)
+    right[(suit == 0) & (confidence > 0.9990) & (confidence < 0.9993)] = False  # spades
+    right[(suit == 2) & (confidence < 0.95)] = False  # diamonds: sure ones right
+    rows = np.stack([confidence, right, np.zeros(len(suit)), np.ones(len(suit)),
+                     np.zeros(len(suit)), np.ones(len(suit)), np.zeros(len(suit)), suit], axis=1)
+    thresholds, answered = fit_suits(rows, pooled=0.999)
+    assert thresholds["S"] > 0.999  # above the pooled one whatever the count: errors showed
+    assert thresholds["H"] == 0.5  # no wrong answer among thousands: the lowest of the grid
+    assert 0.95 <= thresholds["D"] < 0.952
+    assert thresholds["C"] == 0.999  # a few hundred say too little to go lower
+    assert (answered[suit == 1]).all() and ((suit == 1) & answered).sum() >= MIN_SUIT_ANSWERS
+    assert not (answered & ~right).any()
+    covered = rows.copy()
+    covered[:, 3] = 0  # faces out of clear view are not this fit's
+    assert not fit_suits(covered, pooled=0.999)[1].any()
 
 
 def test_what_is_called_no_card_is_dropped_only_where_that_is_safe() -> None:

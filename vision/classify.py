@@ -5,9 +5,10 @@ it is no card at all (NO_CARD: a hero card, a hand, the table, that the detector
 with a calibrated probability (temperature scaling, fitted in training). In the recognizer
 the detector's face-up probability is a second opinion on the side (see `predict`). Below
 the threshold the answer is UNKNOWN, never a guess: `python -m models.threshold` fits one
-for backs, one for faces in clear view, one for faces partly covered and one for no card,
-on the shipped detector's cuts of calibration-design scenes, so that fewer than 1 in 1000
-confident answers are wrong; none lower than training's threshold on clean samples.
+for backs, one for faces in clear view of each suit, one for faces partly covered and one
+for no card, on the shipped detector's cuts of calibration-design scenes, so that fewer than
+1 in 1000 confident answers are wrong. A suit has its own because the model's confusions are
+not alike: a blurred club passes for a spade, while a heart is seldom anything else.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .cardart import JOKER
 from .rectify import portrait_orders, rectify
 from .runtime import ModelError, load_model
 
@@ -51,7 +53,8 @@ class CardClassifier:
                           float(report.get("no_card_threshold", np.inf)))
             min_score = float(report.get("min_detector_score", 0.0))
             scores = (min_score, float(report.get("min_back_score", min_score)))
-            return report["classes"], thresholds, tuple(report["input_px"]), scores
+            suits = {suit: float(t) for suit, t in report.get("suit_thresholds", {}).items()}
+            return report["classes"], (*thresholds, suits), tuple(report["input_px"]), scores
 
         self.session, (self.classes, thresholds, self.input_px, scores) = load_model(
             model, "card classifier", read, threads=threads)
@@ -61,7 +64,14 @@ class CardClassifier:
         # faces in clear view (or outlined by the caller), faces partly covered, backs, and
         # what is no card
         (self.threshold, self.covered_threshold, self.back_threshold,
-         self.no_card_threshold) = thresholds
+         self.no_card_threshold, self.suit_thresholds) = thresholds
+
+    def face_threshold(self, card: str) -> float:
+        """The confidence a face in clear view needs: its suit's own, where one was fitted
+        (`suit_thresholds`, by the id's last letter), else `threshold` (the joker too)."""
+        if card == JOKER:
+            return self.threshold
+        return self.suit_thresholds.get(card[-1], self.threshold)
 
     def probabilities(self, cards: np.ndarray) -> np.ndarray:
         """Class probabilities for rectified cards (N, H, W, 3 BGR uint8 at input_px)."""
@@ -104,7 +114,7 @@ class CardClassifier:
                 card = NO_CARD if confidence >= self.no_card_threshold else UNKNOWN
             else:
                 sure = (self.back_threshold if kind == BACK
-                        else self.threshold if in_view else self.covered_threshold)
+                        else self.face_threshold(kind) if in_view else self.covered_threshold)
                 card_there = detector_score >= (self.min_back_score if kind == BACK
                                                 else self.min_score)
                 card = kind if card_there and confidence >= sure else UNKNOWN
