@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.classify import NO_CARD
+from vision.classify import NO_CARD, VIEW_SCALES
 
 MODELS = Path(__file__).parent
 
@@ -50,7 +50,9 @@ def _cuts(report: dict) -> str:
     t = cuts["thresholds"]
     return f"""
 **In the recognizer** the detector's face-up probability is a second expert on the side
-(`CardClassifier.predict`), and the thresholds are fitted on what the shipped detector and
+(`CardClassifier.decide`), a card read as a face is read at three cuts, the quad and the quad
+scaled by {' and '.join(map(str, VIEW_SCALES))}, and the readings averaged
+(`CardClassifier.read_quads`), and the thresholds are fitted on what the shipped detector and
 refiner cut out of {cuts['scenes']} table scenes of the calibration designs (`python -m
 models.threshold`): {t['face']:.4f} for a face in clear view (`vision.detect.in_clear_view`),
 {_threshold(t['covered_face'])} for a face partly covered, {t['back']:.4f} for a back; and

@@ -7,7 +7,15 @@ import json
 import numpy as np
 import pytest
 
-from vision.classify import BACK, MODEL, NO_CARD, UNKNOWN, CardClassifier, Prediction
+from vision.classify import (
+    BACK,
+    MODEL,
+    NO_CARD,
+    UNKNOWN,
+    VIEW_SCALES,
+    CardClassifier,
+    Prediction,
+)
 from vision.layout import random_scene
 from vision.pipeline import Recognizer
 from vision.render import render
@@ -127,6 +135,24 @@ def test_a_face_not_in_clear_view_needs_the_covered_threshold(classifier):
         assert b.card == (a.card if a.confidence >= classifier.covered_threshold else UNKNOWN)
 
 
+def test_a_face_is_read_at_three_cuts_and_a_back_at_one(classifier):
+    scene = random_scene(np.random.default_rng(5), designs=REPORT["held_out_designs"][:1],
+                         image_size=(1280, 720), hand_chance=0.0)
+    result = render(scene)
+    quads = np.float32([c.quad for c in result.cards if c.visible >= 0.97])
+    read = classifier.read_quads(result.image, quads)
+    once = classifier.probabilities(classifier.rectify_quads(result.image, quads))
+    centres = quads.mean(axis=1, keepdims=True)
+    cuts = [once] + [classifier.probabilities(classifier.rectify_quads(
+        result.image, centres + (quads - centres) * s)) for s in VIEW_SCALES]
+    face = np.array([classifier.classes[k] != BACK for k in once.argmax(axis=1)])
+    assert face.any() and (~face).any()
+    np.testing.assert_allclose(read[face], np.mean(cuts, axis=0)[face], atol=1e-6)
+    np.testing.assert_allclose(read[~face], once[~face], atol=1e-6)
+    assert [p.card for p in classifier.classify_quads(result.image, list(quads))] == [
+        p.card for p in classifier.decide(read)]
+
+
 def test_the_detectors_face_up_opinion_is_a_second_expert(classifier):
     cards = _scene_cards(REPORT["held_out_designs"][0], (1920, 1080))
     crops = np.stack([classifier.rectify_quads(image, c.quad[None])[0] for image, c in cards])
@@ -193,10 +219,11 @@ def test_the_recognizer_leaves_out_what_is_called_no_card(monkeypatch):
     image = render(scene).image
     recognizer = Recognizer()
     assert len(recognizer.observe(image)) >= 10
-    original = recognizer.classifier.predict
+    original = recognizer.classifier.decide
 
-    def no_cards(cards, *args, **kwargs):
-        return [Prediction(NO_CARD, 0.999, NO_CARD) for _ in original(cards, *args, **kwargs)]
+    def no_cards(probabilities, *args, **kwargs):
+        return [Prediction(NO_CARD, 0.999, NO_CARD)
+                for _ in original(probabilities, *args, **kwargs)]
 
-    monkeypatch.setattr(recognizer.classifier, "predict", no_cards)
+    monkeypatch.setattr(recognizer.classifier, "decide", no_cards)
     assert len(recognizer.observe(image)) == 0

@@ -62,9 +62,9 @@ def frame() -> np.ndarray:
 def test_video_recognizer_names_only_what_changed(frame):
     recognizer = Recognizer(video=True)
     named: list[int] = []
-    predict = recognizer.classifier.predict
-    recognizer.classifier.predict = lambda cards, *args: (named.append(len(cards)),
-                                                          predict(cards, *args))[1]
+    decide = recognizer.classifier.decide
+    recognizer.classifier.decide = lambda probabilities, *args: (
+        named.append(len(probabilities)), decide(probabilities, *args))[1]
     first = recognizer.observe(frame)
     noise = np.random.default_rng(0).normal(0, 2.0, frame.shape)
     second = recognizer.observe(np.clip(frame + noise, 0, 255).astype(np.uint8))

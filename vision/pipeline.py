@@ -46,10 +46,9 @@ class Recognizer:
         recalled, thumbs = self._recall(frame, obs.quads)
         fresh = [i for i, j in enumerate(recalled) if j < 0]
         outlines = self.refiner.refine(frame, obs.quads[fresh])
-        cards = self.classifier.rectify_quads(frame, outlines)
         seen = obs[fresh].extra  # the detector's opinions of the cards to name
-        predictions = self.classifier.predict(cards, seen["face_up"], seen["clear"],
-                                              seen["score"])
+        predictions = self.classifier.decide(self.classifier.read_quads(frame, outlines),
+                                             seen["face_up"], seen["clear"], seen["score"])
         named = iter(zip(outlines, predictions, strict=True))
         found = [self.memory.names[j] if j >= 0 else next(named) for j in recalled]
         if self.memory is not None:
