@@ -4,12 +4,12 @@ The model names a rectified card as one of the 52 cards, the joker or a card bac
 it is no card at all (NO_CARD: a hero card, a hand, the table, that the detector outlined),
 with a calibrated probability (temperature scaling, fitted in training). In the recognizer
 the detector's face-up probability is a second opinion on the side (see `decide`), and a
-face is read at three cuts (`read_quads`). Below
-the threshold the answer is UNKNOWN, never a guess: `python -m models.threshold` fits one
-for backs, one for faces in clear view of each suit, one for faces partly covered and one
-for no card, on the shipped detector's cuts of calibration-design scenes, so that fewer than
-1 in 1000 confident answers are wrong. A suit has its own because the model's confusions are
-not alike: a blurred club passes for a spade, while a heart is seldom anything else.
+face is read at three cuts (`read_quads`). Below the threshold the answer is UNKNOWN, never
+a guess: `python -m models.threshold` fits one for backs, one for faces in clear view of
+each suit, one for faces partly covered and one for no card, on the shipped detector's cuts
+of calibration-design scenes, so that fewer than 1 in 1000 confident answers are wrong. A
+suit has its own because the model's confusions are not alike: a blurred club passes for a
+spade, while a heart is seldom anything else.
 """
 
 from __future__ import annotations
