@@ -23,7 +23,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from vision.classify import MODEL as CLASSIFIER
 from vision.classify import UNKNOWN, CardClassifier
+from vision.detect import MODEL as DETECTOR
 from vision.detect import PHOTO_ZOOMS
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "real_photos_dev"
@@ -56,13 +58,12 @@ def _box_iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     return inter / union if union > 0 else 0.0
 
 
-def recognize_all(data: Path, rows: list[dict], zooms: tuple[float, ...],
-                  models: dict[str, Path]) -> None:
-    """The whole `recognize` path (detector, then classifier) on every photo; `models`
-    names candidate models in place of the shipped ones."""
+def recognize_all(data: Path, rows: list[dict], zooms: tuple[float, ...], detector: Path,
+                  classifier: Path) -> None:
+    """The whole `recognize` path (detector, then classifier) on every photo."""
     from vision.pipeline import Recognizer
 
-    recognizer = Recognizer(**models)
+    recognizer = Recognizer(detector, classifier)
     outcome: Counter = Counter()
     extra = 0
     by_file: dict[str, list[dict]] = {}
@@ -111,17 +112,17 @@ def main() -> None:
                         help="run the whole recognize path instead of the labelled boxes")
     parser.add_argument("--one-zoom", action="store_true",
                         help="with --recognize: the detector at one zoom only, as on video")
-    parser.add_argument("--detector", type=Path, help="with --recognize: a candidate detector")
-    parser.add_argument("--classifier", type=Path,
+    parser.add_argument("--detector", type=Path, default=DETECTOR,
+                        help="with --recognize: a candidate detector")
+    parser.add_argument("--classifier", type=Path, default=CLASSIFIER,
                         help="a candidate classifier (its .json beside it)")
     args = parser.parse_args()
     rows = list(csv.DictReader((args.data / "labels.csv").open()))
     if args.recognize:
-        models = {k: v for k, v in (("detector", args.detector),
-                                    ("classifier", args.classifier)) if v}
-        recognize_all(args.data, rows, (1.0,) if args.one_zoom else PHOTO_ZOOMS, models)
+        recognize_all(args.data, rows, (1.0,) if args.one_zoom else PHOTO_ZOOMS, args.detector,
+                      args.classifier)
         return
-    classifier = CardClassifier(*filter(None, [args.classifier]))
+    classifier = CardClassifier(args.classifier)
     outcome: Counter = Counter()
     confusions: Counter = Counter()
     started = time.perf_counter()

@@ -116,11 +116,10 @@ def fit_suits(rows: np.ndarray, pooled: float) -> tuple[dict[str, float], np.nda
     """A threshold for the faces in clear view of each suit (by the best class's suit), under
     which fewer than 1 in 1000 of its names are wrong; one under `pooled` only where it names
     at least MIN_SUIT_ANSWERS (else `pooled`). And which rows they name."""
-    confidence, right, back, clear, no_card, suit = (rows[:, k] for k in (0, 1, 2, 3, 6, 7))
-    faces = clear.astype(bool) & ~back.astype(bool) & ~no_card.astype(bool)
+    confidence, right, clear, suit = (rows[:, k] for k in (0, 1, 3, 7))
     thresholds, answered = {}, np.zeros(len(rows), bool)
-    for k, name in enumerate(SUITS):
-        mine = faces & (suit == k)
+    for k, name in enumerate(SUITS):  # a suit is a face's: backs, no card and the joker have -1
+        mine = clear.astype(bool) & (suit == k)
         threshold = pick_threshold(confidence[mine], right[mine].astype(bool))
         if threshold < pooled and (mine & (confidence >= threshold)).sum() < MIN_SUIT_ANSWERS:
             threshold = pooled
