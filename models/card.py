@@ -75,11 +75,22 @@ def _suit_cuts(cuts: dict) -> str:
     if not suits:
         return ""
     return (" A face in clear view needs its suit's own threshold, fitted the same way on "
-            f"{cuts['suit_scenes']} scenes (blurred clubs pass for spades, and hold back "
-            "every heart under one threshold): "
+            f"{cuts['suit_scenes']} scenes but counting one wrong answer more than seen where"
+            " it goes under the pooled one (blurred clubs pass for spades, and hold back"
+            " every heart under one threshold): "
             + ", ".join(f"{suit} {t:.4f}" for suit, t in suits.items())
+            + _sharp_cuts(cuts)
             + f"; {cuts['suit_answered']:.1%} of their {cuts['suit_faces_in_clear_view']} faces"
             f" in clear view are answered, {cuts['suit_wrong_among_answered']} wrong.")
+
+
+def _sharp_cuts(cuts: dict) -> str:
+    if cuts.get("min_sharpness") is None:
+        return ""
+    return (f"; a sharp face (`CardClassifier.sharpness` {cuts['min_sharpness']} or more:"
+            f" {cuts['sharp_faces_in_clear_view']} of them; those misreadings are of blurred"
+            " cards) has its own: "
+            + ", ".join(f"{suit} {t:.4f}" for suit, t in cuts["sharp_suit_thresholds"].items()))
 
 
 def _no_card_cuts(cuts: dict) -> str:

@@ -12,7 +12,8 @@ found: the card is then dropped). None is set lower than training's, so they onl
 safer; but a face in clear view also gets one for its suit (`fit_suits`), fitted on more
 scenes (`--suit-scenes`), as the model's confusions are not alike: blurred clubs pass for
 spades, so the pooled threshold is spades' and holds back every heart. Training's pooled
-threshold is no floor for a suit's, or it would undo that.
+threshold is no floor for a suit's, or it would undo that. Those misreadings are of blurred
+cards, so sharp faces (`CardClassifier.sharpness`) get each suit's own too (`fit_sharpness`).
 
     python -m models.threshold [--scenes 400] [--suit-scenes 6000] [--seed 11]
                                [--model C.onnx] [--detector D.onnx]
@@ -49,20 +50,20 @@ CHUNK = 10  # scenes a parallel job
 STRAY_IOU = 0.1  # a detection overlapping no card by more than this lies on no card
 # the detector's score a name needs (one for faces, one for backs) is one of these
 SCORE_GRID = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
-# A suit's threshold goes under the pooled one only on this many answers, so that one wrong
-# in 1000 could show (the pooled fit stands on about as many): on a few hundred, the lowest
-# threshold with no wrong answer is luck (hearts on 1,000 scenes: 0.87 in one draw, 0.997 in
-# another)
-MIN_SUIT_ANSWERS = 1000
+# A suit's threshold never goes under this: below it the model itself says one name in ten is
+# wrong, and a design unlike the calibration ones could make that so
+SUIT_FLOOR = 0.9
+# the sharpness from which a face counts as sharp is one of these (or none)
+SHARPNESS_GRID = (0.2, 0.25, 0.3, 0.35, 0.4)
 
 
 def detector_cuts(seed: int, count: int, designs: list[str], classifier: str,
                   detector: str = str(DETECTOR)) -> np.ndarray:
     """(confidence, best class right, best class is BACK, in clear view, on no card, detector
-    score, best class is NO_CARD, the best class's suit: its index in SUITS, -1 for none) of
-    every target card the recognizer found in `count` rendered scenes, and of every detection
-    that lies on no card at all (a hero card, a hand: right only if called no card): an
-    (n, 8) array. A second box on a card already found is
+    score, best class is NO_CARD, the best class's suit: its index in SUITS, -1 for none,
+    sharpness) of every target card the recognizer found in `count` rendered scenes, and of
+    every detection that lies on no card at all (a hero card, a hand: right only if called no
+    card): an (n, 9) array. A second box on a card already found is
     the detector's error, not the classifier's, and is left out."""
     recognizer = Recognizer(Path(detector), Path(classifier))
     recognizer.classifier.no_card_threshold = np.inf  # keep what it calls no card, to fit
@@ -75,17 +76,18 @@ def detector_cuts(seed: int, count: int, designs: list[str], classifier: str,
         cards = [result.cards[i] for i in index]
         overlaps = iou_matrix(obs.quads, np.float32([c.quad for c in cards]).reshape(-1, 4, 2))
         took = match_found(obs, result, index, overlaps)
+        sharpness = recognizer.classifier.sharpness(result.image, obs.quads)
         for d in np.nonzero(took >= 0)[0]:
             best = obs.extra["best"][d]
             rows.append((obs.confidence[d], best == cards[took[d]].card, best == BACK,
                          obs.extra["clear"][d], False, obs.extra["score"][d], best == NO_CARD,
-                         suit_index(best)))
+                         suit_index(best), sharpness[d]))
         for d in np.nonzero(overlaps.max(axis=1, initial=0.0) < STRAY_IOU)[0]:
             best = obs.extra["best"][d]
             rows.append((obs.confidence[d], best == NO_CARD, best == BACK,
                          obs.extra["clear"][d], True, obs.extra["score"][d], best == NO_CARD,
-                         suit_index(best)))
-    return np.array(rows, np.float64).reshape(-1, 8)
+                         suit_index(best), sharpness[d]))
+    return np.array(rows, np.float64).reshape(-1, 9)
 
 
 def suit_index(card: str) -> int:
@@ -112,20 +114,43 @@ def fit(rows: np.ndarray, trained: float) -> tuple[dict[str, float], np.ndarray]
     return thresholds, answered
 
 
-def fit_suits(rows: np.ndarray, pooled: float) -> tuple[dict[str, float], np.ndarray]:
-    """A threshold for the faces in clear view of each suit (by the best class's suit), under
-    which fewer than 1 in 1000 of its names are wrong; one under `pooled` only where it names
-    at least MIN_SUIT_ANSWERS (else `pooled`). And which rows they name."""
+def fit_suits(rows: np.ndarray, pooled: float,
+              among: np.ndarray | None = None) -> tuple[dict[str, float], np.ndarray]:
+    """A threshold for the faces in clear view of each suit (by the best class's suit), among
+    the rows `among` (all if None), and which rows they name. Under `pooled` only where
+    fewer than 1 in 1000 of the suit's names would be wrong with one wrong more than seen
+    (`pick_threshold`'s `unseen_errors`: a few hundred answers with none wrong say little;
+    hearts on two draws of 1,000 scenes gave 0.87 and 0.997), and never under SUIT_FLOOR;
+    over it where the suit's names are wrong more often than that at `pooled`."""
     confidence, right, clear, suit = (rows[:, k] for k in (0, 1, 3, 7))
+    among = np.ones(len(rows), bool) if among is None else among
     thresholds, answered = {}, np.zeros(len(rows), bool)
     for k, name in enumerate(SUITS):  # a suit is a face's: backs, no card and the joker have -1
-        mine = clear.astype(bool) & (suit == k)
-        threshold = pick_threshold(confidence[mine], right[mine].astype(bool))
-        if threshold < pooled and (mine & (confidence >= threshold)).sum() < MIN_SUIT_ANSWERS:
-            threshold = pooled
-        thresholds[name] = threshold
+        mine = among & clear.astype(bool) & (suit == k)
+        seen = confidence[mine], right[mine].astype(bool)
+        threshold = pick_threshold(*seen, unseen_errors=1)
+        if threshold >= pooled:
+            threshold = max(pooled, pick_threshold(*seen))
+        thresholds[name] = threshold = max(SUIT_FLOOR, threshold)
         answered |= mine & (confidence >= threshold)
     return thresholds, answered
+
+
+def fit_sharpness(rows: np.ndarray, pooled: float) -> tuple[
+        float, dict[str, float], dict[str, float], np.ndarray]:
+    """The sharpness from which a face in clear view is sharp, each suit's thresholds for the
+    other faces and for sharp ones (`fit_suits` on each side), and which rows they name: of
+    SHARPNESS_GRID, the cut that names the most (inf, and no sharp thresholds, where none
+    names more than one threshold for each suit)."""
+    thresholds, named = fit_suits(rows, pooled)
+    best = (np.inf, thresholds, {}, named)
+    for cut in SHARPNESS_GRID:
+        sharp = rows[:, 8] >= cut
+        blurred, named_blurred = fit_suits(rows, pooled, ~sharp)
+        crisp, named_crisp = fit_suits(rows, pooled, sharp)
+        if (named_blurred | named_crisp).sum() > best[3].sum():
+            best = (cut, blurred, crisp, named_blurred | named_crisp)
+    return best
 
 
 def fit_no_card(rows: np.ndarray, trained: float) -> tuple[float, np.ndarray]:
@@ -182,7 +207,8 @@ def main() -> None:
     thresholds = {**fits[score][0], "back": fits[back_score][0]["back"]}
     answered = (named[score] & ~back) | (named[back_score] & back)
     gated = every[every[:, 5] >= score]
-    suit_thresholds, by_suit = fit_suits(gated, thresholds["face"])
+    min_sharpness, suit_thresholds, sharp_thresholds, by_suit = fit_sharpness(
+        gated, thresholds["face"])
     suit_faces = (gated[:, 7] >= 0) & gated[:, 3].astype(bool)
     kinds = {"face": ~back & clear & ~stray, "covered_face": ~back & ~clear & ~stray,
              "back": back & ~stray}
@@ -198,14 +224,20 @@ def main() -> None:
         "named_on_no_card": int((answered & stray).sum()),
         "max_confident_errors": MAX_CONFIDENT_ERRORS,
         "suit_scenes": args.suit_scenes, "suit_thresholds": suit_thresholds,
+        "min_sharpness": min_sharpness if np.isfinite(min_sharpness) else None,
+        "sharp_suit_thresholds": sharp_thresholds,
+        "sharp_faces_in_clear_view": int((suit_faces & (gated[:, 8] >= min_sharpness)).sum()),
         "suit_faces_in_clear_view": int(suit_faces.sum()),
         "suit_answered": round(float(by_suit[suit_faces].mean()), 4),
         "suit_wrong_among_answered": int((by_suit & ~gated[:, 1].astype(bool)).sum())}
     report.update(threshold_trained=trained, threshold=thresholds["face"],
                   covered_threshold=thresholds["covered_face"],
                   back_threshold=thresholds["back"], suit_thresholds=suit_thresholds,
-                  min_detector_score=score,
+                  sharp_suit_thresholds=sharp_thresholds, min_detector_score=score,
                   min_back_score=back_score, detector_cuts=summary)
+    report.pop("min_sharpness", None)  # JSON has no infinity: absent, no face is sharp
+    if np.isfinite(min_sharpness):
+        report.update(min_sharpness=min_sharpness)
     if NO_CARD in report["classes"]:
         no_card_threshold, dropped = fit_no_card(rows, trained)
         summary.update(no_card_threshold=no_card_threshold,

@@ -173,13 +173,16 @@ def fit_temperature(logits: np.ndarray, labels: np.ndarray) -> float:
     return float(grid[int(np.argmin(nll))])
 
 
-def pick_threshold(confidence: np.ndarray, right: np.ndarray) -> float:
+def pick_threshold(confidence: np.ndarray, right: np.ndarray, unseen_errors: int = 0) -> float:
     """The lowest threshold under which fewer than 1 in 1000 confident answers are wrong
-    (above 1, so that nothing is ever answered, if there is none)."""
+    (above 1, so that nothing is ever answered, if there is none), counting `unseen_errors`
+    more wrong answers than were seen: the lowest threshold that a sample happens to pass is
+    lower than the one its population would, and 1 makes up for that (at least 1000 answers
+    even with none wrong)."""
     # a fine grid up to 0.999, then the rarer confidences a model on hard cases needs
     for threshold in (*np.linspace(0.5, 0.999, 500), 0.9995, 0.9998, 0.9999):
         confident = confidence >= threshold
-        wrong = (~right & confident).sum()
+        wrong = (~right & confident).sum() + unseen_errors
         if confident.sum() and wrong / confident.sum() < MAX_CONFIDENT_ERRORS:
             return float(threshold)
     return 1.01

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import cv2
 import numpy as np
 import pytest
 
@@ -86,6 +87,10 @@ def test_the_report_matches_the_model(classifier):
     suits = classifier.suit_thresholds
     assert set(suits) == set("SHDC") and all(0.5 <= t < 1 for t in suits.values())
     assert suits["S"] == max(suits.values()) and min(suits.values()) < classifier.threshold
+    # and for sharp faces: blurred ones are the confident misreadings
+    sharp = classifier.sharp_suit_thresholds
+    assert 0 < classifier.min_sharpness < 1 and set(sharp) == set("SHDC")
+    assert all(0.9 <= t < 1 for t in sharp.values()) and sum(sharp.values()) < sum(suits.values())
     assert 0 < classifier.min_score < 1 and 0 < classifier.min_back_score < 1
 
 
@@ -106,6 +111,36 @@ def test_a_face_in_clear_view_needs_its_suits_threshold(monkeypatch):
     covered = classifier.predict(crops, clear=np.zeros(len(cards), bool))
     assert all(p.card == UNKNOWN for p in covered)  # out of clear view, the covered threshold
     assert classifier.face_threshold("10H") == 0.96 and classifier.face_threshold("JK") == 0.999
+
+
+def test_a_sharp_face_needs_its_suits_sharp_threshold(monkeypatch):
+    # the confident misreadings are of blurred cards: a sharp spade may be named surer
+    classifier = CardClassifier()
+    monkeypatch.setattr(classifier, "suit_thresholds", {"S": 0.9998, "H": 0.96})
+    monkeypatch.setattr(classifier, "sharp_suit_thresholds", {"S": 0.99, "H": 0.95})
+    monkeypatch.setattr(classifier, "min_sharpness", 0.3)
+    rows = np.zeros((3, len(classifier.classes)), np.float32)
+    for i, card in enumerate(["AS", "AS", "AS"]):
+        rows[i, classifier.classes.index(card)] = 0.995
+        rows[i, classifier.classes.index(BACK)] = 0.005
+    named = classifier.decide(rows, sharpness=np.float32([0.1, 0.3, 0.6]))
+    assert [p.card for p in named] == [UNKNOWN, "AS", "AS"]
+    assert classifier.decide(rows)[2].card == UNKNOWN  # no sharpness given: none is sharp
+    covered = classifier.decide(rows, clear=np.zeros(3, bool), sharpness=np.full(3, 0.6))
+    assert all(p.card == UNKNOWN for p in covered)  # out of clear view it does not count
+    assert classifier.face_threshold("KH", sharp=True) == 0.95
+
+
+def test_sharpness_falls_with_blur_and_with_a_smaller_card(classifier):
+    scene = random_scene(np.random.default_rng(5), designs=REPORT["held_out_designs"][:1],
+                         image_size=(1920, 1080), hand_chance=0.0)
+    result = render(scene)
+    quads = np.float32([c.quad for c in result.cards if c.visible >= 0.97])
+    sharp = classifier.sharpness(result.image, quads)
+    blurred = classifier.sharpness(cv2.GaussianBlur(result.image, (0, 0), 2.0), quads)
+    assert len(quads) >= 5 and (blurred < 0.8 * sharp).all()
+    half = cv2.resize(result.image, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    assert np.median(classifier.sharpness(half, quads / 2)) < np.median(sharp)
 
 
 def test_a_back_needs_its_own_detector_score(monkeypatch):
@@ -149,8 +184,9 @@ def test_a_face_is_read_at_three_cuts_and_a_back_at_one(classifier):
     assert face.any() and (~face).any()
     np.testing.assert_allclose(read[face], np.mean(cuts, axis=0)[face], atol=1e-6)
     np.testing.assert_allclose(read[~face], once[~face], atol=1e-6)
+    sharpness = classifier.sharpness(result.image, quads)
     assert [p.card for p in classifier.classify_quads(result.image, list(quads))] == [
-        p.card for p in classifier.decide(read)]
+        p.card for p in classifier.decide(read, sharpness=sharpness)]
 
 
 def test_the_detectors_face_up_opinion_is_a_second_expert(classifier):

@@ -5,7 +5,16 @@ from __future__ import annotations
 import numpy as np
 
 from models.common import split_designs
-from models.threshold import MIN_SUIT_ANSWERS, detector_cuts, fit, fit_no_card, fit_suits, gate
+from models.threshold import (
+    SHARPNESS_GRID,
+    SUIT_FLOOR,
+    detector_cuts,
+    fit,
+    fit_no_card,
+    fit_sharpness,
+    fit_suits,
+    gate,
+)
 from vision.classify import MODEL
 
 
@@ -13,7 +22,8 @@ def test_detector_cuts_score_the_cards_the_recognizer_found() -> None:
     _, calibration, _ = split_designs()
     rows = detector_cuts(3, 2, calibration, str(MODEL))
     confidence, right, suit = rows[:, 0], rows[:, 1], rows[:, 7]
-    assert len(rows) >= 20  # two table scenes, a score of cards each
+    assert len(rows) >= 20 and rows.shape[1] == 9  # two table scenes, a score of cards each
+    assert (rows[:, 8] > 0).all()  # every card shows some detail
     assert set(np.unique(suit)) <= {-1, 0, 1, 2, 3} and (suit[rows[:, 2] == 1] == -1).all()
     assert (suit >= 0).sum() >= 5  # faces have a suit, backs none
     assert np.all((confidence > 0) & (confidence <= 1))
@@ -52,14 +62,30 @@ def test_a_suit_goes_under_the_pooled_threshold_only_on_enough_answers() -> None
                      np.zeros(len(suit)), np.ones(len(suit)), np.zeros(len(suit)), suit], axis=1)
     thresholds, answered = fit_suits(rows, pooled=0.999)
     assert thresholds["S"] > 0.999  # above the pooled one whatever the count: errors showed
-    assert thresholds["H"] == 0.5  # no wrong answer among thousands: the lowest of the grid
+    assert thresholds["H"] == SUIT_FLOOR  # no wrong answer among thousands: as low as may be
     assert 0.95 <= thresholds["D"] < 0.952
     assert thresholds["C"] == 0.999  # a few hundred say too little to go lower
-    assert (answered[suit == 1]).all() and ((suit == 1) & answered).sum() >= MIN_SUIT_ANSWERS
+    assert (answered[suit == 1]).all() and ((suit == 1) & answered).sum() >= 1000
     assert not (answered & ~right).any()
     covered = rows.copy()
     covered[:, 3] = 0  # faces out of clear view are not this fit's
     assert not fit_suits(covered, pooled=0.999)[1].any()
+
+
+def test_sharp_faces_get_their_own_thresholds_where_blur_is_what_misleads() -> None:
+    rng = np.random.default_rng(4)
+    n = 6000
+    confidence = rng.uniform(0.9, 1.0, n)
+    sharpness = np.where(np.arange(n) % 2 == 0, 0.1, 0.5)
+    suit = np.zeros(n)  # spades
+    right = ~((sharpness < 0.2) & (confidence > 0.995) & (confidence < 0.9993))  # blurred
+    rows = np.stack([confidence, right, np.zeros(n), np.ones(n), np.zeros(n), np.ones(n),
+                     np.zeros(n), suit, sharpness], axis=1)
+    cut, blurred, sharp, answered = fit_sharpness(rows, pooled=0.999)
+    assert cut in SHARPNESS_GRID and 0.1 < cut <= 0.5
+    assert sharp["S"] == SUIT_FLOOR and blurred["S"] > 0.999
+    assert answered[sharpness >= cut].all() and not (answered & ~right).any()
+    assert answered.sum() > fit_suits(rows, pooled=0.999)[1].sum()  # one for all names fewer
 
 
 def test_what_is_called_no_card_is_dropped_only_where_that_is_safe() -> None:
@@ -91,3 +117,12 @@ def test_faces_and_backs_each_get_the_lowest_score_that_names_nothing_on_no_card
     assert gate(named, stray, back) == 0.6
     named[0.6][5] = True  # no score is clean: the highest
     assert gate(named, stray, back) == 0.6
+
+
+def test_an_unseen_error_asks_for_a_thousand_answers_before_any_threshold() -> None:
+    from models.train import pick_threshold
+
+    few, many = (np.random.default_rng(5).uniform(0.9, 1.0, n) for n in (500, 2000))
+    assert pick_threshold(few, np.ones(500, bool)) == 0.5  # none wrong: anything goes
+    assert pick_threshold(few, np.ones(500, bool), unseen_errors=1) > 1  # but 500 say little
+    assert pick_threshold(many, np.ones(2000, bool), unseen_errors=1) == 0.5

@@ -9,7 +9,8 @@ a guess: `python -m models.threshold` fits one for backs, one for faces in clear
 each suit, one for faces partly covered and one for no card, on the shipped detector's cuts
 of calibration-design scenes, so that fewer than 1 in 1000 confident answers are wrong. A
 suit has its own because the model's confusions are not alike: a blurred club passes for a
-spade, while a heart is seldom anything else.
+spade, while a heart is seldom anything else. And a sharp face has its own for each suit
+(`sharpness`): the confident misreadings are of blurred cards, so a sharp one is surer.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from .cardart import JOKER
@@ -39,6 +41,9 @@ COVERED_SIDE_ODDS = 1000
 # and the three readings averaged: a confident misreading (a blurred club as a spade) seldom
 # holds at all three cuts, where a right reading does.
 VIEW_SCALES = (0.96, 1.04)
+# Sharpness is measured on the card cut out at this many times the model's input, finer than
+# the model sees, so that it tells a sharp card from a smooth one of the same size
+SHARPNESS_SCALE = 2
 
 
 @dataclass(frozen=True)
@@ -59,7 +64,10 @@ class CardClassifier:
             min_score = float(report.get("min_detector_score", 0.0))
             scores = (min_score, float(report.get("min_back_score", min_score)))
             suits = {suit: float(t) for suit, t in report.get("suit_thresholds", {}).items()}
-            return report["classes"], (*thresholds, suits), tuple(report["input_px"]), scores
+            sharp = {suit: float(t) for suit, t in report.get("sharp_suit_thresholds", {}).items()}
+            sharp_from = float(report.get("min_sharpness", np.inf))  # absent: none is sharp
+            return (report["classes"], (*thresholds, suits, sharp, sharp_from),
+                    tuple(report["input_px"]), scores)
 
         self.session, (self.classes, thresholds, self.input_px, scores) = load_model(
             model, "card classifier", read, threads=threads)
@@ -69,14 +77,17 @@ class CardClassifier:
         # faces in clear view (or outlined by the caller), faces partly covered, backs, and
         # what is no card
         (self.threshold, self.covered_threshold, self.back_threshold,
-         self.no_card_threshold, self.suit_thresholds) = thresholds
+         self.no_card_threshold, self.suit_thresholds, self.sharp_suit_thresholds,
+         self.min_sharpness) = thresholds
 
-    def face_threshold(self, card: str) -> float:
+    def face_threshold(self, card: str, sharp: bool = False) -> float:
         """The confidence a face in clear view needs: its suit's own, where one was fitted
-        (`suit_thresholds`, by the id's last letter), else `threshold` (the joker too)."""
+        (by the id's last letter; `sharp_suit_thresholds` for a face with a `sharpness` of
+        `min_sharpness` or more, else `suit_thresholds`), else `threshold` (the joker too)."""
         if card == JOKER:
             return self.threshold
-        return self.suit_thresholds.get(card[-1], self.threshold)
+        suits = self.sharp_suit_thresholds if sharp else self.suit_thresholds
+        return suits.get(card[-1], self.threshold)
 
     def probabilities(self, cards: np.ndarray) -> np.ndarray:
         """Class probabilities for rectified cards (N, H, W, 3 BGR uint8 at input_px)."""
@@ -102,6 +113,19 @@ class CardClassifier:
                 len(VIEW_SCALES), len(faces), -1).sum(axis=0)) / (1 + len(VIEW_SCALES))
         return probabilities
 
+    def sharpness(self, image: np.ndarray, quads: np.ndarray) -> np.ndarray:
+        """How much fine detail each card quadrilateral of `image` shows for its size: the
+        spread of the Laplacian over that of the grey levels, on the card cut out at
+        SHARPNESS_SCALE times the model's input. Blur, motion and a card too small for the
+        camera lower it; the confident misreadings are of such cards."""
+        size = (SHARPNESS_SCALE * self.input_px[0], SHARPNESS_SCALE * self.input_px[1])
+        quads = portrait_orders(np.float32(quads).reshape(-1, 4, 2))
+        out = np.empty(len(quads), np.float32)
+        for i, quad in enumerate(quads):
+            grey = cv2.cvtColor(rectify(image, quad, size, ordered=True), cv2.COLOR_BGR2GRAY)
+            out[i] = cv2.Laplacian(grey, cv2.CV_32F).std() / (grey.std() + 1)
+        return out
+
     def predict(self, cards: np.ndarray, face_up: np.ndarray | None = None,
                 clear: np.ndarray | None = None,
                 score: np.ndarray | None = None) -> list[Prediction]:
@@ -109,8 +133,8 @@ class CardClassifier:
         return self.decide(self.probabilities(cards), face_up, clear, score)
 
     def decide(self, probabilities: np.ndarray, face_up: np.ndarray | None = None,
-               clear: np.ndarray | None = None,
-               score: np.ndarray | None = None) -> list[Prediction]:
+               clear: np.ndarray | None = None, score: np.ndarray | None = None,
+               sharpness: np.ndarray | None = None) -> list[Prediction]:
         """Name cards from their class probabilities (`probabilities`, `read_quads`).
         `face_up`, the detector's probability that each card shows its face, if given, is a
         second opinion on face up or down, combined with the
@@ -120,8 +144,9 @@ class CardClassifier:
         a face elsewhere needs `covered_threshold`, as the card on top may pass for it.
         `score`, the detector's, if given: below `min_score` no face is named and below
         `min_back_score` no back, as what is there may be no card (a hero card, a hand) and
-        pass for a back. Whatever the score, what the classifier is sure is no card is
-        NO_CARD (the caller drops it)."""
+        pass for a back. `sharpness`, if given (`sharpness`): a face in clear view from
+        `min_sharpness` up is held to its suit's sharp threshold. Whatever the score, what
+        the classifier is sure is no card is NO_CARD (the caller drops it)."""
         probabilities = np.asarray(probabilities, np.float64).copy()
         n = len(probabilities)
         clear = np.ones(n, bool) if clear is None else np.asarray(clear, bool)
@@ -135,7 +160,10 @@ class CardClassifier:
             probabilities /= probabilities.sum(axis=1, keepdims=True)
         found = []
         score = np.ones(n) if score is None else np.asarray(score)
-        for row, in_view, detector_score in zip(probabilities, clear, score, strict=True):
+        sharp = np.zeros(n, bool) if sharpness is None else (
+            np.asarray(sharpness) >= self.min_sharpness)
+        for row, in_view, detector_score, is_sharp in zip(probabilities, clear, score, sharp,
+                                                          strict=True):
             best = int(row.argmax())
             confidence = float(row[best])
             kind = self.classes[best]
@@ -143,7 +171,8 @@ class CardClassifier:
                 card = NO_CARD if confidence >= self.no_card_threshold else UNKNOWN
             else:
                 sure = (self.back_threshold if kind == BACK
-                        else self.face_threshold(kind) if in_view else self.covered_threshold)
+                        else self.face_threshold(kind, is_sharp) if in_view
+                        else self.covered_threshold)
                 card_there = detector_score >= (self.min_back_score if kind == BACK
                                                 else self.min_score)
                 card = kind if card_there and confidence >= sure else UNKNOWN
@@ -159,5 +188,8 @@ class CardClassifier:
         return out
 
     def classify_quads(self, image: np.ndarray, quads: list[np.ndarray]) -> list[Prediction]:
-        """Read each card quadrilateral of `image` (`read_quads`) and name it."""
-        return self.decide(self.read_quads(image, np.float32(quads).reshape(-1, 4, 2)))
+        """Read each card quadrilateral of `image` (`read_quads`) and name it, each taken as
+        in clear view."""
+        quads = np.float32(quads).reshape(-1, 4, 2)
+        return self.decide(self.read_quads(image, quads),
+                           sharpness=self.sharpness(image, quads))

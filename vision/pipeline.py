@@ -48,7 +48,8 @@ class Recognizer:
         outlines = self.refiner.refine(frame, obs.quads[fresh])
         seen = obs[fresh].extra  # the detector's opinions of the cards to name
         predictions = self.classifier.decide(self.classifier.read_quads(frame, outlines),
-                                             seen["face_up"], seen["clear"], seen["score"])
+                                             seen["face_up"], seen["clear"], seen["score"],
+                                             self.classifier.sharpness(frame, outlines))
         named = iter(zip(outlines, predictions, strict=True))
         found = [self.memory.names[j] if j >= 0 else next(named) for j in recalled]
         if self.memory is not None:
