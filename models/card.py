@@ -59,7 +59,8 @@ models.threshold`): {t['face']:.4f} for a face in clear view (`vision.detect.in_
 no face is named where the detector's score is under {cuts['min_detector_score']}, no back
 under {cuts.get('min_back_score', cuts['min_detector_score'])}: the
 {cuts['on_no_card']} detections on no card at all (hero cards, hands) count as wrong answers,
-and what is no card can read as a back.{_no_card_cuts(cuts)}{_suit_cuts(cuts)} On those
+and what is no card can read as a back.{_back_cuts(cuts)}{_no_card_cuts(cuts)}{_suit_cuts(cuts)}
+On those
 {cuts['cards']} cards
 found, the best class is right for {cuts['top1']:.1%};
 {cuts['answered_face']:.1%} of the {cuts['faces_in_clear_view']} faces in clear view,
@@ -68,6 +69,15 @@ backs are answered, {cuts['wrong_among_answered']} answer(s) wrong. A card mostl
 by another is read as the card on top, with confidence (the cards of a pile share an
 outline), so a covered face needs a surer reading than any the model gives.
 """
+
+
+def _back_cuts(cuts: dict) -> str:
+    if "backs_named" not in cuts:
+        return ""
+    return (f" The backs' score and threshold are fitted on {cuts['suit_scenes']} scenes (on"
+            " 400, what is no card is too rare to show): they name"
+            f" {cuts['backs_named']} backs there, {cuts['backs_wrong']} answer(s) wrong,"
+            f" {cuts['backs_on_no_card']} of them on no card.")
 
 
 def _suit_cuts(cuts: dict) -> str:

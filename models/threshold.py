@@ -14,8 +14,10 @@ scenes (`--suit-scenes`), as the model's confusions are not alike: blurred clubs
 spades, so the pooled threshold is spades' and holds back every heart. Training's pooled
 threshold is no floor for a suit's, or it would undo that. Those misreadings are of blurred
 cards, so sharp faces (`CardClassifier.sharpness`) get each suit's own too (`fit_sharpness`).
+Backs, whose wrong answers are what is no card read as one, get their detector score and
+threshold on the same scenes (`fit_backs`).
 
-    python -m models.threshold [--scenes 400] [--suit-scenes 6000] [--seed 11]
+    python -m models.threshold [--scenes 400] [--suit-scenes 10000] [--seed 11]
                                [--model C.onnx] [--detector D.onnx]
 
 `--model` is the classifier whose .json gets the thresholds; `--detector` a candidate
@@ -162,10 +164,26 @@ def fit_no_card(rows: np.ndarray, trained: float) -> tuple[float, np.ndarray]:
     return threshold, no_card & (confidence >= threshold)
 
 
+def fit_backs(rows: np.ndarray, trained: float) -> tuple[float, float, np.ndarray]:
+    """The detector's score and the confidence a back needs, and which rows they name. What
+    is no card (a hero card, a hand, bare table) passes for a back, so a BACK there is a
+    wrong answer like any other: of SCORE_GRID, the score whose threshold (fewer than 1 in
+    1000 wrong, counting one more than seen; none under `trained`) names the most backs."""
+    confidence, right, back, score = rows[:, 0], rows[:, 1].astype(bool), rows[:, 2], rows[:, 5]
+    best = (max(SCORE_GRID), 1.01, np.zeros(len(rows), bool))
+    for gate_score in SCORE_GRID:
+        mine = back.astype(bool) & (score >= gate_score)
+        threshold = max(trained, pick_threshold(confidence[mine], right[mine], unseen_errors=1))
+        named = mine & (confidence >= threshold)
+        if named.sum() > best[2].sum():
+            best = (gate_score, threshold, named)
+    return best
+
+
 def gate(named: dict[float, np.ndarray], stray: np.ndarray, kind: np.ndarray) -> float:
-    """The detector's score a name of one `kind` (faces, or backs) needs: of those under
-    which no name of that kind lies on no card, the one that names the most cards (the
-    highest of the grid if none is clean)."""
+    """The detector's score a name of one `kind` (faces) needs: of those under which no name
+    of that kind lies on no card, the one that names the most cards (the highest of the grid
+    if none is clean)."""
     clean = [s for s in named if not (named[s] & kind & stray).any()] or [max(named)]
     return max(clean, key=lambda s: (named[s] & kind & ~stray).sum())
 
@@ -173,9 +191,10 @@ def gate(named: dict[float, np.ndarray], stray: np.ndarray, kind: np.ndarray) ->
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", type=int, default=400,
-                        help="scenes for the detector-score gates and the pooled thresholds")
-    parser.add_argument("--suit-scenes", type=int, default=6000,
-                        help="scenes for each suit's threshold (the first --scenes among them)")
+                        help="scenes for the faces' detector-score gate and the pooled thresholds")
+    parser.add_argument("--suit-scenes", type=int, default=10000,
+                        help="scenes for each suit's thresholds and the backs' (the first --scenes"
+                        " among them)")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--model", type=Path, default=CLASSIFIER)
@@ -194,18 +213,22 @@ def main() -> None:
     if not len(rows):
         sys.exit("no cards found in the scenes: is the detector shipped?")
     trained = float(report.get("threshold_trained", report["threshold"]))
-    # what lies on no card is named only where the detector is sure of a card: the score
-    # under which nothing is named is the one that leaves the most cards answered and names
-    # nothing on no card (a hero card lies there all game: named once, named every frame).
-    # Faces and backs each get their own: what is no card passes for a back, not a face
+    # a face is named only where the detector is sure of a card: the score that leaves the
+    # most faces answered and names none on no card (a hero card lies there all game: named
+    # once, named every frame). Backs get their own (`fit_backs`): what is no card passes
+    # for a back, not a face
     fits = {score: fit(rows[rows[:, 5] >= score], trained) for score in SCORE_GRID}
     named = {score: np.zeros(len(rows), bool) for score in SCORE_GRID}
     for score, (_, answered) in fits.items():
         named[score][rows[:, 5] >= score] = answered
     right, back, clear, stray = (rows[:, k].astype(bool) for k in (1, 2, 3, 4))
-    score, back_score = (gate(named, stray, side) for side in (~back, back))
-    thresholds = {**fits[score][0], "back": fits[back_score][0]["back"]}
-    answered = (named[score] & ~back) | (named[back_score] & back)
+    score = gate(named, stray, ~back)
+    # backs on no card are too rare for 400 scenes to see (5 of 198 detections on no card
+    # named on 1,000 scenes, where 400 showed none): backs are fitted on every scene
+    back_score, back_threshold, backs_named = fit_backs(every, trained)
+    thresholds = {**fits[score][0], "back": back_threshold}
+    answered = (named[score] & ~back) | (back & (rows[:, 5] >= back_score)
+                                         & (rows[:, 0] >= back_threshold))
     gated = every[every[:, 5] >= score]
     min_sharpness, suit_thresholds, sharp_thresholds, by_suit = fit_sharpness(
         gated, thresholds["face"])
@@ -223,7 +246,11 @@ def main() -> None:
         "wrong_among_answered": int((answered & ~right).sum()),
         "named_on_no_card": int((answered & stray).sum()),
         "max_confident_errors": MAX_CONFIDENT_ERRORS,
-        "suit_scenes": args.suit_scenes, "suit_thresholds": suit_thresholds,
+        "suit_scenes": args.suit_scenes,
+        "backs_named": int((backs_named & ~every[:, 4].astype(bool)).sum()),
+        "backs_wrong": int((backs_named & ~every[:, 1].astype(bool)).sum()),
+        "backs_on_no_card": int((backs_named & every[:, 4].astype(bool)).sum()),
+        "suit_thresholds": suit_thresholds,
         "min_sharpness": min_sharpness if np.isfinite(min_sharpness) else None,
         "sharp_suit_thresholds": sharp_thresholds,
         "sharp_faces_in_clear_view": int((suit_faces & (gated[:, 8] >= min_sharpness)).sum()),

@@ -10,6 +10,7 @@ from models.threshold import (
     SUIT_FLOOR,
     detector_cuts,
     fit,
+    fit_backs,
     fit_no_card,
     fit_sharpness,
     fit_suits,
@@ -117,6 +118,23 @@ def test_faces_and_backs_each_get_the_lowest_score_that_names_nothing_on_no_card
     assert gate(named, stray, back) == 0.6
     named[0.6][5] = True  # no score is clean: the highest
     assert gate(named, stray, back) == 0.6
+
+
+def test_backs_get_the_detector_score_under_which_what_is_no_card_is_rare_enough() -> None:
+    # what is no card reads as a back at 0.9999 and more, at detector scores under 0.5
+    rng = np.random.default_rng(6)
+    n = 12000
+    stray = np.arange(n) % 400 == 0  # 30 detections on no card, 11,970 backs
+    score = np.where(stray, rng.uniform(0.3, 0.5, n), rng.uniform(0.3, 1.0, n))
+    confidence = np.where(stray, 0.99995, rng.uniform(0.999, 1.0, n))
+    rows = np.stack([confidence, ~stray, np.ones(n), np.ones(n), stray, score, np.zeros(n),
+                     -np.ones(n), np.ones(n)], axis=1)
+    gate_score, threshold, named = fit_backs(rows, trained=0.999)
+    assert gate_score == 0.5 and threshold == 0.999  # every stray under the gate
+    assert not (named & stray).any() and named.sum() == ((score >= 0.5) & ~stray).sum()
+    rows[:, 5] = np.where(stray, 0.9, score)  # the detector is sure of them: the threshold
+    gate_score, threshold, named = fit_backs(rows, trained=0.999)
+    assert threshold > 0.99995 and not (named & stray).any()
 
 
 def test_an_unseen_error_asks_for_a_thousand_answers_before_any_threshold() -> None:
