@@ -131,11 +131,17 @@ def test_a_sharp_face_needs_its_suits_sharp_threshold(monkeypatch):
     assert classifier.face_threshold("KH", sharp=True) == 0.95
 
 
-def test_sharpness_falls_with_blur_and_with_a_smaller_card(classifier):
+def _cards_in_full_view(size: tuple[int, int]):
+    """A rendered scene of the first held-out design, and the quads of its cards in full
+    view."""
     scene = random_scene(np.random.default_rng(5), designs=REPORT["held_out_designs"][:1],
-                         image_size=(1920, 1080), hand_chance=0.0)
+                         image_size=size, hand_chance=0.0)
     result = render(scene)
-    quads = np.float32([c.quad for c in result.cards if c.visible >= 0.97])
+    return result, np.float32([c.quad for c in result.cards if c.visible >= 0.97])
+
+
+def test_sharpness_falls_with_blur_and_with_a_smaller_card(classifier):
+    result, quads = _cards_in_full_view((1920, 1080))
     sharp = classifier.sharpness(result.image, quads)
     blurred = classifier.sharpness(cv2.GaussianBlur(result.image, (0, 0), 2.0), quads)
     assert len(quads) >= 5 and (blurred < 0.8 * sharp).all()
@@ -171,10 +177,7 @@ def test_a_face_not_in_clear_view_needs_the_covered_threshold(classifier):
 
 
 def test_a_face_is_read_at_three_cuts_and_a_back_at_one(classifier):
-    scene = random_scene(np.random.default_rng(5), designs=REPORT["held_out_designs"][:1],
-                         image_size=(1280, 720), hand_chance=0.0)
-    result = render(scene)
-    quads = np.float32([c.quad for c in result.cards if c.visible >= 0.97])
+    result, quads = _cards_in_full_view((1280, 720))
     read = classifier.read_quads(result.image, quads)
     once = classifier.probabilities(classifier.rectify_quads(result.image, quads))
     centres = quads.mean(axis=1, keepdims=True)
