@@ -169,10 +169,11 @@ def fit_backs(rows: np.ndarray, trained: float) -> tuple[float, float, np.ndarra
     is no card (a hero card, a hand, bare table) passes for a back, so a BACK there is a
     wrong answer like any other: of SCORE_GRID, the score whose threshold (fewer than 1 in
     1000 wrong, counting one more than seen; none under `trained`) names the most backs."""
-    confidence, right, back, score = rows[:, 0], rows[:, 1].astype(bool), rows[:, 2], rows[:, 5]
+    confidence, score = rows[:, 0], rows[:, 5]
+    right, back = rows[:, 1].astype(bool), rows[:, 2].astype(bool)
     best = (max(SCORE_GRID), 1.01, np.zeros(len(rows), bool))
     for gate_score in SCORE_GRID:
-        mine = back.astype(bool) & (score >= gate_score)
+        mine = back & (score >= gate_score)
         threshold = max(trained, pick_threshold(confidence[mine], right[mine], unseen_errors=1))
         named = mine & (confidence >= threshold)
         if named.sum() > best[2].sum():

@@ -47,9 +47,12 @@ class Recognizer:
         fresh = [i for i, j in enumerate(recalled) if j < 0]
         outlines = self.refiner.refine(frame, obs.quads[fresh])
         seen = obs[fresh].extra  # the detector's opinions of the cards to name
+        # sharpness counts only in clear view (a NaN is never sharp)
+        sharpness = np.full(len(outlines), np.nan, np.float32)
+        sharpness[seen["clear"]] = self.classifier.sharpness(frame, outlines[seen["clear"]])
         predictions = self.classifier.decide(self.classifier.read_quads(frame, outlines),
                                              seen["face_up"], seen["clear"], seen["score"],
-                                             self.classifier.sharpness(frame, outlines))
+                                             sharpness)
         named = iter(zip(outlines, predictions, strict=True))
         found = [self.memory.names[j] if j >= 0 else next(named) for j in recalled]
         if self.memory is not None:
