@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.classify import NO_CARD, VIEW_SCALES
+from vision.classify import EXPERT_MIN_SHARPNESS, NO_CARD, VIEW_SCALES
 
 MODELS = Path(__file__).parent
 
@@ -358,6 +358,50 @@ outline):
 """
 
 
+def _suit_expert_card(classifier: dict) -> str:
+    """The card of the suit expert the classifier's report names, if any."""
+    if not classifier.get("suit_expert"):
+        return ""
+    expert = MODELS / classifier["suit_expert"]
+    report = json.loads(expert.with_suffix(".json").read_text())
+    return render_suit_expert(report, _speed(expert, report["input_px"]))
+
+
+def render_suit_expert(report: dict, speed: tuple[float, float]) -> str:
+    rows = "\n".join(f"| {name} | {m['n']} | {m['top1']:.1%} | "
+                     f"{', '.join(f'{k} ({v})' for k, v in m['confused'].items()) or 'none'} |"
+                     for name, m in report["held_out"].items())
+    return f"""
+# Suit expert: model card
+
+`suit_expert.onnx` says a face's suit from its two index corners
+({report['corner_px'][0]} × {report['corner_px'][1]} px each) of the card cut out at
+{report['input_px'][0]} × {report['input_px'][1]} px, twice the classifier's resolution
+(`models.suit_train`): at the classifier's own a suit sign is a few pixels tall, and a
+blurred club passes for a spade. The recognizer multiplies its opinion into the
+classifier's for the faces in clear view with a sharpness of
+{EXPERT_MIN_SHARPNESS} or more (`vision.classify.CardClassifier.decide`: on a blurred card
+there is no detail for it, and it reads the calibration designs' blurred clubs as spades as
+surely as the classifier), and the classifier's thresholds are fitted behind both.
+{report["onnx_bytes"] / 1024:.0f} KB, 20 cards
+in {speed[0]:.1f} ms (median; p95 {speed[1]:.1f} ms) on one thread. Temperature
+{report['temperature']:.3f}.
+
+**Data.** {report['train_samples']} faces of the training designs as `models.synth` draws
+them for the classifier, {report['epochs']} epochs on the CPU ({report['train_seconds']} s),
+seed {report['seed']} (`python -m models.suit_train --seed {report['seed']} --train
+{report['train_samples']} --epochs {report['epochs']}`). The same design families as the
+classifier are held out.
+
+**Figures** on held-out designs, by card width in the frame (calibration designs:
+{report['calibration']['top1']:.1%}):
+
+| width | samples | top-1 | confusions |
+| --- | --- | --- | --- |
+{rows}
+"""
+
+
 def main() -> None:
     model = MODELS / "card_classifier.onnx"
     report = json.loads(model.with_suffix(".json").read_text())
@@ -368,7 +412,8 @@ def main() -> None:
     (MODELS / "README.md").write_text(
         render_card(report, speed, model.stat().st_size) + render_detector(detector)
         + render_piles(json.loads((MODELS / "pile_detector.json").read_text()))
-        + render_refiner(refiner_report, _speed(refiner, refiner_report["crop_px"], "cuts")))
+        + render_refiner(refiner_report, _speed(refiner, refiner_report["crop_px"], "cuts"))
+        + _suit_expert_card(report))
     print(f"wrote {MODELS / 'README.md'}")
 
 

@@ -223,8 +223,9 @@ def _occlude(rng: np.random.Generator, canvas: np.ndarray, quad: np.ndarray,
 
 
 def sample(rng: np.random.Generator, design: str, label: int,
-           width_px: float | None = None, relettered: float = 0.0) -> np.ndarray:
-    """One classifier input (INPUT_PX, BGR uint8) of card class `label` in `design`;
+           width_px: float | None = None, relettered: float = 0.0,
+           input_px: tuple[int, int] = INPUT_PX) -> np.ndarray:
+    """One classifier input (`input_px`, BGR uint8) of card class `label` in `design`;
     `relettered`: the share of courts and aces drawn with another index letter."""
     card_id = CARD_CLASSES[label]
     if card_id == "BACK" and rng.random() < PROCEDURAL_BACKS:
@@ -241,11 +242,11 @@ def sample(rng: np.random.Generator, design: str, label: int,
     _paste(canvas, card, quad)
     if rng.random() < 0.25:
         _occlude(rng, canvas, quad, design)
-    return _as_seen(rng, canvas, quad, width_px)
+    return _as_seen(rng, canvas, quad, width_px, input_px)
 
 
 def _as_seen(rng: np.random.Generator, canvas: np.ndarray, quad: np.ndarray,
-             width_px: float) -> np.ndarray:
+             width_px: float, input_px: tuple[int, int] = INPUT_PX) -> np.ndarray:
     """The classifier's input as the pipeline cuts `quad` out of `canvas` through a camera."""
     # the detector's error: each corner off a little, the whole box a little large or small
     centre = quad.mean(axis=0)
@@ -256,7 +257,7 @@ def _as_seen(rng: np.random.Generator, canvas: np.ndarray, quad: np.ndarray,
     low = np.clip(np.floor(seen.min(axis=0)) - 8, 0, side).astype(int)
     high = np.clip(np.ceil(seen.max(axis=0)) + 8, 0, side).astype(int)
     cut = _degrade(rng, _light(rng, canvas[low[1]:high[1], low[0]:high[0]], side), width_px)
-    return rectify(cut, portrait_order(seen - low), INPUT_PX, ordered=True)
+    return rectify(cut, portrait_order(seen - low), input_px, ordered=True)
 
 
 def no_card(rng: np.random.Generator, width_px: float | None = None) -> np.ndarray:

@@ -108,7 +108,8 @@ def build_model(classes: int, width: float = 1.0):  # -> torch.nn.Module (lazy t
 
 def train(model, images: np.ndarray, labels: np.ndarray, epochs: int, seed: int,
           lr: float = 3e-3, warm_start: bool = False, device: str = "cpu",
-          batch: int = BATCH) -> None:
+          batch: int = BATCH, half_turns: bool = True) -> None:
+    """`half_turns`: half the batches turned half round (a card has no up)."""
     import torch
 
     torch.manual_seed(seed)
@@ -128,7 +129,7 @@ def train(model, images: np.ndarray, labels: np.ndarray, epochs: int, seed: int,
         seen, correct, started = 0, 0, time.perf_counter()
         for b, index in enumerate(batch_indices(order, batch, device)):
             x = as_input(data["images"][index])
-            if order_rng.random() < 0.5:  # a card has no up: half-turned cards are the same
+            if half_turns and order_rng.random() < 0.5:
                 x = torch.rot90(x, 2, (2, 3))
             y = data["labels"][index]
             logits = model(x)

@@ -8,13 +8,16 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.cardart import SUITS
 from vision.classify import (
     BACK,
+    EXPERT_MIN_SHARPNESS,
     MODEL,
     NO_CARD,
     UNKNOWN,
     VIEW_SCALES,
     CardClassifier,
+    ModelError,
     Prediction,
 )
 from vision.layout import random_scene
@@ -187,9 +190,9 @@ def test_a_face_is_read_at_three_cuts_and_a_back_at_one(classifier):
     assert face.any() and (~face).any()
     np.testing.assert_allclose(read[face], np.mean(cuts, axis=0)[face], atol=1e-6)
     np.testing.assert_allclose(read[~face], once[~face], atol=1e-6)
-    sharpness = classifier.sharpness(result.image, quads)
+    sharpness, suits = classifier.fine_look(result.image, quads)
     assert [p.card for p in classifier.classify_quads(result.image, list(quads))] == [
-        p.card for p in classifier.decide(read, sharpness=sharpness)]
+        p.card for p in classifier.decide(read, sharpness=sharpness, suits=suits)]
 
 
 def test_the_detectors_face_up_opinion_is_a_second_expert(classifier):
@@ -266,3 +269,49 @@ def test_the_recognizer_leaves_out_what_is_called_no_card(monkeypatch):
 
     monkeypatch.setattr(recognizer.classifier, "decide", no_cards)
     assert len(recognizer.observe(image)) == 0
+
+
+def test_the_suit_expert_shares_the_faces_probability_out_anew(classifier):
+    # a product of experts among the faces: the suit the expert reads gains, the faces keep
+    # their share, and a card it did not see (NaN) stays as the classifier read it
+    rows = np.zeros((3, len(classifier.classes)))
+    rows[:, classifier.classes.index("AS")] = 0.6
+    rows[:, classifier.classes.index("AC")] = 0.3
+    rows[:, classifier.classes.index(BACK)] = 0.1
+    suits = np.array([[0.9, 0.02, 0.02, 0.06], [0.02, 0.02, 0.02, 0.94], [np.nan] * 4])
+    spade, club, unseen = classifier.decide(rows, suits=suits)
+    assert spade.best == "AS" and spade.confidence == pytest.approx(0.9 * 0.54 / 0.558)
+    assert club.best == "AC" and club.confidence == pytest.approx(0.9 * 0.282 / 0.294)
+    assert unseen.best == "AS" and unseen.confidence == pytest.approx(0.6)
+    # a blurred card has no fine detail for the expert: the classifier's reading stands
+    sharpness = np.float32([EXPERT_MIN_SHARPNESS - 0.01, EXPERT_MIN_SHARPNESS, 0.9])
+    blurred, sharp, _ = classifier.decide(rows, sharpness=sharpness, suits=suits)
+    assert blurred.confidence == pytest.approx(0.6)
+    assert sharp.best == "AC" and sharp.confidence == pytest.approx(club.confidence)
+    backs = np.zeros((1, len(classifier.classes)))
+    backs[0, classifier.classes.index(BACK)] = 1.0
+    assert classifier.decide(backs, suits=suits[:1])[0].confidence == pytest.approx(1.0)
+
+
+def test_the_suit_expert_reads_held_out_suits(classifier):
+    # the shipped expert, on the index corners of cards of a design it never saw, cut out
+    # at twice the classifier's resolution (what `fine_look` gives it)
+    assert classifier.suit_expert is not None and REPORT["suit_expert"] == "suit_expert.onnx"
+    faces = [(image, c) for image, c in _scene_cards(REPORT["held_out_designs"][0],
+                                                     (1920, 1080), wanted=24)
+             if c.face_up and c.card != "JK"]
+    suits = np.concatenate([classifier.fine_look(image, c.quad[None])[1] for image, c in faces])
+    right = [SUITS[k] == c.card[-1] for k, (_, c) in zip(suits.argmax(axis=1), faces,
+                                                           strict=True)]
+    assert len(faces) >= 8 and sum(right) >= 0.9 * len(faces), f"{sum(right)} of {len(faces)}"
+    np.testing.assert_allclose(suits.sum(axis=1), 1.0, atol=1e-5)
+
+
+def test_a_classifier_whose_suit_expert_is_missing_does_not_load(tmp_path):
+    # its thresholds were fitted behind the expert: without it they would not hold
+    model = tmp_path / MODEL.name
+    model.write_bytes(MODEL.read_bytes())
+    model.with_suffix(".json").write_text(json.dumps({**REPORT, "suit_expert": "gone.onnx"}))
+    with pytest.raises(ModelError, match="suit expert") as error:
+        CardClassifier(model)
+    assert "\n" not in str(error.value)

@@ -11,6 +11,9 @@ of calibration-design scenes, so that fewer than 1 in 1000 confident answers are
 suit has its own because the model's confusions are not alike: a blurred club passes for a
 spade, while a heart is seldom anything else. And a sharp face has its own for each suit
 (`sharpness`): the confident misreadings are of blurred cards, so a sharp one is surer.
+Where the classifier's report names a suit expert (`models.suit_train`: a card's suit from its
+index corners at twice the classifier's resolution), its opinion is multiplied into the
+classifier's for the faces in clear view (`fine_look`, `decide`).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .cardart import JOKER
+from .cardart import FACES, JOKER, SUITS
 from .rectify import portrait_orders, rectify
 from .runtime import ModelError, load_model
 
@@ -44,6 +47,10 @@ VIEW_SCALES = (0.96, 1.04)
 # Sharpness is measured on the card cut out at this many times the model's input, finer than
 # the model sees, so that it tells a sharp card from a smooth one of the same size
 SHARPNESS_SCALE = 2
+# The suit expert reads the fine detail of the index; a card with less than this sharpness
+# has none for it to read (on the calibration designs it then reads blurred clubs as spades
+# as surely as the classifier), and is left to the classifier alone
+EXPERT_MIN_SHARPNESS = 0.3
 
 
 @dataclass(frozen=True)
@@ -67,10 +74,16 @@ class CardClassifier:
             sharp = {suit: float(t) for suit, t in report.get("sharp_suit_thresholds", {}).items()}
             sharp_from = float(report.get("min_sharpness", np.inf))  # absent: none is sharp
             return (report["classes"], (*thresholds, suits, sharp, sharp_from),
-                    tuple(report["input_px"]), scores)
+                    tuple(report["input_px"]), scores, report.get("suit_expert"))
 
-        self.session, (self.classes, thresholds, self.input_px, scores) = load_model(
+        self.session, (self.classes, thresholds, self.input_px, scores, expert) = load_model(
             model, "card classifier", read, threads=threads)
+        # the thresholds were fitted behind the expert the report names, so it must load
+        self.suit_expert = None if expert is None else load_model(
+            Path(model).parent / expert, "suit expert", lambda r: None, threads=threads)[0]
+        # each class's suit (an index in SUITS), -1 for the joker, a back and no card
+        self.suit_of = np.array([SUITS.index(c[-1]) if c in FACES else -1
+                                 for c in self.classes])
         # the detector's score a face needs to be named, and a back (what is no card, a hero
         # card or a hand, passes for a back, not a face)
         self.min_score, self.min_back_score = scores
@@ -118,13 +131,28 @@ class CardClassifier:
         spread of the Laplacian over that of the grey levels, on the card cut out at
         SHARPNESS_SCALE times the model's input. Blur, motion and a card too small for the
         camera lower it; the confident misreadings are of such cards."""
+        return _sharpness(self._cut_fine(image, quads))
+
+    def fine_look(self, image: np.ndarray,
+                  quads: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """Each card quadrilateral of `image` cut out at SHARPNESS_SCALE times the model's
+        input, once for both: its `sharpness`, and the suit expert's probabilities of each
+        suit, (N, 4) in SUITS' order (None without an expert)."""
+        cards = self._cut_fine(image, quads)
+        if self.suit_expert is None:
+            return _sharpness(cards), None
+        x = np.ascontiguousarray(cards.transpose(0, 3, 1, 2), dtype=np.float32)
+        suits = (self.suit_expert.run(None, {"cards": x})[0] if len(cards)
+                 else np.zeros((0, len(SUITS)), np.float32))
+        return _sharpness(cards), suits
+
+    def _cut_fine(self, image: np.ndarray, quads: np.ndarray) -> np.ndarray:
         size = (SHARPNESS_SCALE * self.input_px[0], SHARPNESS_SCALE * self.input_px[1])
         quads = portrait_orders(np.float32(quads).reshape(-1, 4, 2))
-        out = np.empty(len(quads), np.float32)
+        cards = np.empty((len(quads), size[1], size[0], 3), np.uint8)
         for i, quad in enumerate(quads):
-            grey = cv2.cvtColor(rectify(image, quad, size, ordered=True), cv2.COLOR_BGR2GRAY)
-            out[i] = cv2.Laplacian(grey, cv2.CV_32F).std() / (grey.std() + 1)
-        return out
+            cards[i] = rectify(image, quad, size, ordered=True)
+        return cards
 
     def predict(self, cards: np.ndarray, face_up: np.ndarray | None = None,
                 clear: np.ndarray | None = None,
@@ -134,7 +162,8 @@ class CardClassifier:
 
     def decide(self, probabilities: np.ndarray, face_up: np.ndarray | None = None,
                clear: np.ndarray | None = None, score: np.ndarray | None = None,
-               sharpness: np.ndarray | None = None) -> list[Prediction]:
+               sharpness: np.ndarray | None = None,
+               suits: np.ndarray | None = None) -> list[Prediction]:
         """Name cards from their class probabilities (`probabilities`, `read_quads`).
         `face_up`, the detector's probability that each card shows its face, if given, is a
         second opinion on face up or down, combined with the
@@ -145,10 +174,19 @@ class CardClassifier:
         `score`, the detector's, if given: below `min_score` no face is named and below
         `min_back_score` no back, as what is there may be no card (a hero card, a hand) and
         pass for a back. `sharpness`, if given (`sharpness`): a face in clear view from
-        `min_sharpness` up is held to its suit's sharp threshold. Whatever the score, what
+        `min_sharpness` up is held to its suit's sharp threshold. `suits`, the suit expert's
+        (`fine_look`; rows of NaN for cards it did not see): for a card seen with a
+        sharpness of EXPERT_MIN_SHARPNESS or more (any, if none is given), the faces' share
+        of the probability is shared out anew between them in proportion to the
+        classifier's opinion times the expert's of their suit. Whatever the score, what
         the classifier is sure is no card is NO_CARD (the caller drops it)."""
         probabilities = np.asarray(probabilities, np.float64).copy()
         n = len(probabilities)
+        if suits is not None and n:
+            suits = np.array(suits, np.float64)
+            if sharpness is not None:
+                suits[~(np.asarray(sharpness) >= EXPERT_MIN_SHARPNESS)] = np.nan
+            self._weigh_suits(probabilities, suits)
         clear = np.ones(n, bool) if clear is None else np.asarray(clear, bool)
         if face_up is not None and n:
             least = 1 / (1 + np.where(clear, SIDE_ODDS, COVERED_SIDE_ODDS))
@@ -179,6 +217,19 @@ class CardClassifier:
             found.append(Prediction(card, confidence, kind))
         return found
 
+    def _weigh_suits(self, probabilities: np.ndarray, suits: np.ndarray) -> None:
+        """`decide`'s product with the suit expert, in place: a product of experts among
+        the faces, whose share of the probability stays what the classifier gave them."""
+        seen = ~np.isnan(suits).any(axis=1)
+        faces = self.suit_of >= 0
+        if not seen.any() or not faces.any():
+            return
+        rows = probabilities[np.ix_(seen, faces)]
+        weighted = rows * suits[np.ix_(seen, self.suit_of[faces])]
+        share = rows.sum(axis=1, keepdims=True)
+        total = np.maximum(weighted.sum(axis=1, keepdims=True), 1e-300)
+        probabilities[np.ix_(seen, faces)] = weighted / total * share
+
     def rectify_quads(self, image: np.ndarray, quads: np.ndarray) -> np.ndarray:
         """Each card quadrilateral of `image` cut out as the model's input, (N, H, W, 3)."""
         quads = portrait_orders(quads)
@@ -191,5 +242,14 @@ class CardClassifier:
         """Read each card quadrilateral of `image` (`read_quads`) and name it, each taken as
         in clear view."""
         quads = np.float32(quads).reshape(-1, 4, 2)
-        return self.decide(self.read_quads(image, quads),
-                           sharpness=self.sharpness(image, quads))
+        sharpness, suits = self.fine_look(image, quads)
+        return self.decide(self.read_quads(image, quads), sharpness=sharpness, suits=suits)
+
+
+def _sharpness(cards: np.ndarray) -> np.ndarray:
+    """`CardClassifier.sharpness` of cards cut out (N, H, W, 3 BGR)."""
+    out = np.empty(len(cards), np.float32)
+    for i, card in enumerate(cards):
+        grey = cv2.cvtColor(card, cv2.COLOR_BGR2GRAY)
+        out[i] = cv2.Laplacian(grey, cv2.CV_32F).std() / (grey.std() + 1)
+    return out

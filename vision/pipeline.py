@@ -47,12 +47,10 @@ class Recognizer:
         fresh = [i for i, j in enumerate(recalled) if j < 0]
         outlines = self.refiner.refine(frame, obs.quads[fresh])
         seen = obs[fresh].extra  # the detector's opinions of the cards to name
-        # sharpness counts only in clear view (a NaN is never sharp)
-        sharpness = np.full(len(outlines), np.nan, np.float32)
-        sharpness[seen["clear"]] = self.classifier.sharpness(frame, outlines[seen["clear"]])
+        sharpness, suits = self._fine_look(frame, outlines, seen["clear"])
         predictions = self.classifier.decide(self.classifier.read_quads(frame, outlines),
                                              seen["face_up"], seen["clear"], seen["score"],
-                                             sharpness)
+                                             sharpness, suits)
         named = iter(zip(outlines, predictions, strict=True))
         found = [self.memory.names[j] if j >= 0 else next(named) for j in recalled]
         if self.memory is not None:
@@ -66,6 +64,19 @@ class Recognizer:
             obs.confidence[i] = prediction.confidence
             obs.extra["best"][i] = prediction.best
         return obs[obs.cards != NO_CARD]
+
+    def _fine_look(self, frame: np.ndarray, outlines: np.ndarray,
+                   clear: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """`CardClassifier.fine_look` at the cards in clear view, the only ones whose
+        sharpness and suit expert decide anything; NaN for the others (never sharp, and
+        not seen by the expert)."""
+        sharpness = np.full(len(outlines), np.nan, np.float32)
+        sharpness[clear], seen_suits = self.classifier.fine_look(frame, outlines[clear])
+        if seen_suits is None:
+            return sharpness, None
+        suits = np.full((len(outlines), seen_suits.shape[1]), np.nan, np.float32)
+        suits[clear] = seen_suits
+        return sharpness, suits
 
     def _recall(self, frame: np.ndarray, quads: np.ndarray) -> tuple[list[int], np.ndarray]:
         """For each detected card, the remembered card it still is or -1 (photos: all -1),
