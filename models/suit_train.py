@@ -30,13 +30,13 @@ from vision.classify import SHARPNESS_SCALE
 
 from .common import in_chunks, kept, run_arguments, save_weights, start_training
 from .synth import INPUT_PX, sample
-from .train import WIDTHS, fit_temperature, logits_of, softmax, train
+from .train import INDEX_CORNER, WIDTHS, fit_temperature, logits_of, softmax, train
 
 MODELS = Path(__file__).parent
 SCALE = SHARPNESS_SCALE  # the card is cut out at this many times the classifier's input
 CARD = (SCALE * INPUT_PX[0], SCALE * INPUT_PX[1])  # width × height
 # an index corner, as the classifier's own corner view takes it
-CORNER = (round(CARD[0] * 0.34), round(CARD[1] * 0.30))
+CORNER = (round(CARD[0] * INDEX_CORNER[0]), round(CARD[1] * INDEX_CORNER[1]))
 BATCH = 128
 
 

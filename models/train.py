@@ -45,6 +45,7 @@ WIDTHS = {"close-up (200 px)": 200.0, "1080p (130 px)": 130.0, "720p (85 px)": 8
           "far (55 px)": 55.0}
 BATCH = 128
 MAX_CONFIDENT_ERRORS = 1 / 1000
+INDEX_CORNER = (0.34, 0.30)  # the share of a card's width and height its corner view takes
 
 
 def make_data(seed: int, designs: list[str], count: int, workers: int,
@@ -82,7 +83,7 @@ def build_model(classes: int, width: float = 1.0):  # -> torch.nn.Module (lazy t
                              nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
 
     image_w, image_h = INPUT_PX
-    corner_w, corner_h = round(image_w * 0.34), round(image_h * 0.30)
+    corner_w, corner_h = round(image_w * INDEX_CORNER[0]), round(image_h * INDEX_CORNER[1])
 
     class CardNet(nn.Module):
         def __init__(self) -> None:

@@ -81,6 +81,8 @@ class CardClassifier:
         # the thresholds were fitted behind the expert the report names, so it must load
         self.suit_expert = None if expert is None else load_model(
             Path(model).parent / expert, "suit expert", lambda r: None, threads=threads)[0]
+        # the size `sharpness` and the suit expert cut a card out at, width × height
+        self._fine_px = (SHARPNESS_SCALE * self.input_px[0], SHARPNESS_SCALE * self.input_px[1])
         # each class's suit (an index in SUITS), -1 for the joker, a back and no card
         self.suit_of = np.array([SUITS.index(c[-1]) if c in FACES else -1
                                  for c in self.classes])
@@ -131,28 +133,24 @@ class CardClassifier:
         spread of the Laplacian over that of the grey levels, on the card cut out at
         SHARPNESS_SCALE times the model's input. Blur, motion and a card too small for the
         camera lower it; the confident misreadings are of such cards."""
-        return _sharpness(self._cut_fine(image, quads))
+        return _sharpness(self.rectify_quads(image, quads, self._fine_px))
 
-    def fine_look(self, image: np.ndarray,
-                  quads: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    def fine_look(self, image: np.ndarray, quads: np.ndarray,
+                  min_sharpness: float = 0.0) -> tuple[np.ndarray, np.ndarray | None]:
         """Each card quadrilateral of `image` cut out at SHARPNESS_SCALE times the model's
         input, once for both: its `sharpness`, and the suit expert's probabilities of each
-        suit, (N, 4) in SUITS' order (None without an expert)."""
-        cards = self._cut_fine(image, quads)
+        suit, (N, 4) in SUITS' order (None without an expert), for the cards whose sharpness
+        is `min_sharpness` or more (NaN for the others: `decide` would not use them)."""
+        cards = self.rectify_quads(image, quads, self._fine_px)
+        sharpness = _sharpness(cards)
         if self.suit_expert is None:
-            return _sharpness(cards), None
-        x = np.ascontiguousarray(cards.transpose(0, 3, 1, 2), dtype=np.float32)
-        suits = (self.suit_expert.run(None, {"cards": x})[0] if len(cards)
-                 else np.zeros((0, len(SUITS)), np.float32))
-        return _sharpness(cards), suits
-
-    def _cut_fine(self, image: np.ndarray, quads: np.ndarray) -> np.ndarray:
-        size = (SHARPNESS_SCALE * self.input_px[0], SHARPNESS_SCALE * self.input_px[1])
-        quads = portrait_orders(np.float32(quads).reshape(-1, 4, 2))
-        cards = np.empty((len(quads), size[1], size[0], 3), np.uint8)
-        for i, quad in enumerate(quads):
-            cards[i] = rectify(image, quad, size, ordered=True)
-        return cards
+            return sharpness, None
+        suits = np.full((len(cards), len(SUITS)), np.nan, np.float32)
+        read = sharpness >= min_sharpness
+        if read.any():
+            x = np.ascontiguousarray(cards[read].transpose(0, 3, 1, 2), dtype=np.float32)
+            suits[read] = self.suit_expert.run(None, {"cards": x})[0]
+        return sharpness, suits
 
     def predict(self, cards: np.ndarray, face_up: np.ndarray | None = None,
                 clear: np.ndarray | None = None,
@@ -230,19 +228,22 @@ class CardClassifier:
         total = np.maximum(weighted.sum(axis=1, keepdims=True), 1e-300)
         probabilities[np.ix_(seen, faces)] = weighted / total * share
 
-    def rectify_quads(self, image: np.ndarray, quads: np.ndarray) -> np.ndarray:
-        """Each card quadrilateral of `image` cut out as the model's input, (N, H, W, 3)."""
-        quads = portrait_orders(quads)
-        out = np.empty((len(quads), self.input_px[1], self.input_px[0], 3), np.uint8)
+    def rectify_quads(self, image: np.ndarray, quads: np.ndarray,
+                      size: tuple[int, int] | None = None) -> np.ndarray:
+        """Each card quadrilateral of `image` cut out as the model's input (or at `size`,
+        width × height), (N, H, W, 3)."""
+        size = size or self.input_px
+        quads = portrait_orders(np.float32(quads).reshape(-1, 4, 2))
+        out = np.empty((len(quads), size[1], size[0], 3), np.uint8)
         for i, quad in enumerate(quads):
-            out[i] = rectify(image, quad, self.input_px, ordered=True)
+            out[i] = rectify(image, quad, size, ordered=True)
         return out
 
     def classify_quads(self, image: np.ndarray, quads: list[np.ndarray]) -> list[Prediction]:
         """Read each card quadrilateral of `image` (`read_quads`) and name it, each taken as
         in clear view."""
         quads = np.float32(quads).reshape(-1, 4, 2)
-        sharpness, suits = self.fine_look(image, quads)
+        sharpness, suits = self.fine_look(image, quads, EXPERT_MIN_SHARPNESS)
         return self.decide(self.read_quads(image, quads), sharpness=sharpness, suits=suits)
 
 

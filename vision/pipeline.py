@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .classify import EXPERT_MIN_SHARPNESS, NO_CARD, CardClassifier
 from .classify import MODEL as CLASSIFIER
-from .classify import NO_CARD, CardClassifier
 from .detect import MODEL as DETECTOR
 from .detect import PILE_MODEL, CardDetector, orientations
 from .memory import CardMemory, thumbnails
@@ -68,10 +68,11 @@ class Recognizer:
     def _fine_look(self, frame: np.ndarray, outlines: np.ndarray,
                    clear: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """`CardClassifier.fine_look` at the cards in clear view, the only ones whose
-        sharpness and suit expert decide anything; NaN for the others (never sharp, and
-        not seen by the expert)."""
+        sharpness and suit expert decide anything, the expert at the sharp ones alone; NaN
+        for the others (never sharp, and not seen by the expert)."""
         sharpness = np.full(len(outlines), np.nan, np.float32)
-        sharpness[clear], seen_suits = self.classifier.fine_look(frame, outlines[clear])
+        sharpness[clear], seen_suits = self.classifier.fine_look(frame, outlines[clear],
+                                                                 EXPERT_MIN_SHARPNESS)
         if seen_suits is None:
             return sharpness, None
         suits = np.full((len(outlines), seen_suits.shape[1]), np.nan, np.float32)
