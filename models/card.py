@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.classify import EXPERT_MIN_SHARPNESS, NO_CARD, VIEW_SCALES
+from vision.classify import EXPERTS, NO_CARD, VIEW_SCALES
 
 MODELS = Path(__file__).parent
 
@@ -358,45 +358,70 @@ outline):
 """
 
 
-def _suit_expert_card(classifier: dict) -> str:
-    """The card of the suit expert the classifier's report names, if any."""
-    if not classifier.get("suit_expert"):
-        return ""
-    expert = MODELS / classifier["suit_expert"]
-    report = json.loads(expert.with_suffix(".json").read_text())
-    return render_suit_expert(report, _speed(expert, report["input_px"]))
+def _expert_cards(classifier: dict) -> str:
+    """The cards of the index experts the classifier's report names, if any."""
+    cards = []
+    for name in EXPERTS:
+        if classifier.get(f"{name}_expert"):
+            expert = MODELS / classifier[f"{name}_expert"]
+            report = json.loads(expert.with_suffix(".json").read_text())
+            cards.append(render_expert(name, report, _speed(expert, report["input_px"])))
+    return "".join(cards)
 
 
-def render_suit_expert(report: dict, speed: tuple[float, float]) -> str:
-    rows = "\n".join(f"| {name} | {m['n']} | {m['top1']:.1%} | "
-                     f"{', '.join(f'{k} ({v})' for k, v in m['confused'].items()) or 'none'} |"
-                     for name, m in report["held_out"].items())
+# why each expert is there, and how its data differs from the classifier's
+_EXPERT_WHY = {
+    "suit": "at the classifier's own a suit sign is a few pixels tall, and a blurred club "
+            "passes for a spade",
+    "rank": "at the classifier's own a court's letter is a few pixels tall, and a queen "
+            "whose art the classifier has not seen passes for a king though her corner "
+            "prints a Q",
+}
+
+
+# which faces an expert reads (`vision.classify.EXPERTS`), and why
+_EXPERT_WHEN = {
+    "suit": f" with a sharpness of {EXPERTS['suit'].min_sharpness} or more (on a blurred card "
+            "there is no detail for it, and it reads the calibration designs' blurred clubs "
+            "as spades as surely as the classifier)",
+    "rank": ", blurred ones too (a rank's letters and figures outlast blur)",
+}
+
+
+def render_expert(name: str, report: dict, speed: tuple[float, float]) -> str:
+    def confusions(m: dict) -> str:
+        return ", ".join(f"{k} ({v})" for k, v in list(m["confused"].items())[:12]) or "none"
+
+    rows = "\n".join(f"| {width} | {m['n']} | {m['top1']:.1%} | {confusions(m)} |"
+                     for width, m in report["held_out"].items())
+    relettered = report.get("relettered", 0.0)
+    letters = (f" {relettered:.0%} of the courts and aces have their index redrawn with "
+               "another deck's letter (V, B or F for the jack, D, R, 1 for the ace) or none "
+               "at all (`models.synth.reletter`), labelled with their own rank."
+               if relettered else "")
     return f"""
-# Suit expert: model card
+# {name.capitalize()} expert: model card
 
-`suit_expert.onnx` says a face's suit from its two index corners
+`{name}_expert.onnx` says a face's {name} from its two index corners
 ({report['corner_px'][0]} × {report['corner_px'][1]} px each) of the card cut out at
 {report['input_px'][0]} × {report['input_px'][1]} px, twice the classifier's resolution
-(`models.suit_train`): at the classifier's own a suit sign is a few pixels tall, and a
-blurred club passes for a spade. The recognizer multiplies its opinion into the
-classifier's for the faces in clear view with a sharpness of
-{EXPERT_MIN_SHARPNESS} or more (`vision.classify.CardClassifier.decide`: on a blurred card
-there is no detail for it, and it reads the calibration designs' blurred clubs as spades as
-surely as the classifier), and the classifier's thresholds are fitted behind both.
+(`models.expert_train`): {_EXPERT_WHY[name]}. The recognizer multiplies its opinion into the
+classifier's for the faces in clear view{_EXPERT_WHEN[name]}
+(`vision.classify.CardClassifier.decide`), and the classifier's thresholds are fitted behind it.
 {report["onnx_bytes"] / 1024:.0f} KB, 20 cards
 in {speed[0]:.1f} ms (median; p95 {speed[1]:.1f} ms) on one thread. Temperature
 {report['temperature']:.3f}.
 
 **Data.** {report['train_samples']} faces of the training designs as `models.synth` draws
-them for the classifier, {report['epochs']} epochs on the CPU ({report['train_seconds']} s),
-seed {report['seed']} (`python -m models.suit_train --seed {report['seed']} --train
-{report['train_samples']} --epochs {report['epochs']}`). The same design families as the
-classifier are held out.
+them for the classifier.{letters} {report['epochs']} epochs on the CPU
+({report['train_seconds']} s), seed {report['seed']} (`python -m models.expert_train --reads
+{name} --seed {report['seed']} --train {report['train_samples']} --epochs
+{report['epochs']}`). The same design families as the classifier are held out.
 
 **Figures** on held-out designs, by card width in the frame (calibration designs:
 {report['calibration']['top1']:.1%}):
 
-| width | samples | top-1 | confusions |
+| width | samples | top-1 | confusions (most first) |
 | --- | --- | --- | --- |
 {rows}
 """
@@ -413,7 +438,7 @@ def main() -> None:
         render_card(report, speed, model.stat().st_size) + render_detector(detector)
         + render_piles(json.loads((MODELS / "pile_detector.json").read_text()))
         + render_refiner(refiner_report, _speed(refiner, refiner_report["crop_px"], "cuts"))
-        + _suit_expert_card(report))
+        + _expert_cards(report))
     print(f"wrote {MODELS / 'README.md'}")
 
 

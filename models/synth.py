@@ -224,17 +224,19 @@ def _occlude(rng: np.random.Generator, canvas: np.ndarray, quad: np.ndarray,
 
 def sample(rng: np.random.Generator, design: str, label: int,
            width_px: float | None = None, relettered: float = 0.0,
-           input_px: tuple[int, int] = INPUT_PX) -> np.ndarray:
+           input_px: tuple[int, int] = INPUT_PX,
+           letters: dict[str, tuple[str, ...]] = RELETTERS) -> np.ndarray:
     """One classifier input (`input_px`, BGR uint8) of card class `label` in `design`;
-    `relettered`: the share of courts and aces drawn with another index letter."""
+    `relettered`: the share of courts and aces drawn with another index letter, one of
+    `letters` for their rank ("" erases it)."""
     card_id = CARD_CLASSES[label]
     if card_id == "BACK" and rng.random() < PROCEDURAL_BACKS:
         card = procedural_back(rng)
     else:
         card = load_card(design, card_id, int(rng.integers(variants(design, card_id))))
-    letters = RELETTERS.get(card_id[:-1], ())
-    if relettered and letters and rng.random() < relettered:  # no draw at 0: same data
-        other = reletter(card, letters[int(rng.integers(len(letters)))], rng)
+    others = letters.get(card_id[:-1], ())
+    if relettered and others and rng.random() < relettered:  # no draw at 0: same data
+        other = reletter(card, others[int(rng.integers(len(others)))], rng)
         card = card if other is None else other
     width_px, side = _width_and_side(rng, width_px)
     canvas = _background(rng, (side, side))
@@ -260,7 +262,8 @@ def _as_seen(rng: np.random.Generator, canvas: np.ndarray, quad: np.ndarray,
     return rectify(cut, portrait_order(seen - low), input_px, ordered=True)
 
 
-def no_card(rng: np.random.Generator, width_px: float | None = None) -> np.ndarray:
+def no_card(rng: np.random.Generator, width_px: float | None = None,
+            input_px: tuple[int, int] = INPUT_PX) -> np.ndarray:
     """One classifier input where no card lies, as the detector outlines it there: a hero
     card, a phone, a notepad or a coin, a hand reaching in, or bare table, on a table drawn
     as the scenes draw theirs. No card shows in it, not even a corner: a corner may be all
@@ -287,27 +290,28 @@ def no_card(rng: np.random.Generator, width_px: float | None = None) -> np.ndarr
         draw_hand(canvas, Hand(tuple(entry), tuple(tip), skin, float(rng.uniform(75, 95)),
                                float(rng.uniform(0, 1)), int(rng.choice([-1, 1])), sleeve,
                                float(rng.uniform(40, 220))), np.diag([ppm, ppm, 1.0]))
-    return _as_seen(rng, canvas, quad, width_px)
+    return _as_seen(rng, canvas, quad, width_px, input_px)
 
 
 def batch(seed: int, designs: list[str], count: int, width_px: float | None = None,
-          relettered: float = 0.0, no_cards: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-    """`count` samples over `designs` and all classes each has: (images NHWC, labels, an
-    index in CLASSES); `relettered` for training data (see `sample`), and `no_cards`, the
-    share of samples where no card lies (`no_card`)."""
+          relettered: float = 0.0, no_cards: float = 0.0,
+          input_px: tuple[int, int] = INPUT_PX) -> tuple[np.ndarray, np.ndarray]:
+    """`count` samples over `designs` and all classes each has: (images NHWC at `input_px`,
+    labels, an index in CLASSES); `relettered` for training data (see `sample`), and
+    `no_cards`, the share of samples where no card lies (`no_card`)."""
     rng = np.random.default_rng(seed)
-    images = np.empty((count, INPUT_PX[1], INPUT_PX[0], 3), np.uint8)
+    images = np.empty((count, input_px[1], input_px[0], 3), np.uint8)
     labels = np.empty(count, np.int64)
     for i in range(count):
         design = designs[int(rng.integers(len(designs)))]
         if no_cards and rng.random() < no_cards:  # no draw at 0: the same data as before
-            images[i] = no_card(rng, width_px)
+            images[i] = no_card(rng, width_px, input_px)
             labels[i] = CLASSES.index(NO_CARD)
             continue
         while True:
             label = int(rng.integers(len(CARD_CLASSES)))
             if variants(design, CARD_CLASSES[label]):
                 break
-        images[i] = sample(rng, design, label, width_px, relettered)
+        images[i] = sample(rng, design, label, width_px, relettered, input_px)
         labels[i] = label
     return images, labels

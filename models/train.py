@@ -50,19 +50,21 @@ INDEX_CORNER = (0.34, 0.30)  # the share of a card's width and height its corner
 
 def make_data(seed: int, designs: list[str], count: int, workers: int,
               width_px: float | None = None, relettered: float = 0.0, no_cards: float = 0.0,
-              cache: Path | None = None) -> tuple[np.ndarray, np.ndarray]:
+              cache: Path | None = None, input_px: tuple[int, int] = INPUT_PX,
+              ) -> tuple[np.ndarray, np.ndarray]:
     """Samples made in parallel chunks of 500, each from its own seed: reproducible.
     `relettered` for training data only: tests see each design's own index; `no_cards`,
-    the share where no card lies (`synth.no_card`). Kept in `cache`, if given
-    (`common.kept`)."""
+    the share where no card lies (`synth.no_card`); `input_px`, the size cut out. Kept in
+    `cache`, if given (`common.kept`)."""
     def made() -> dict[str, np.ndarray]:
         parts = in_chunks(batch, seed, count, 500, {"designs": designs, "width_px": width_px,
                                                    "relettered": relettered,
-                                                   "no_cards": no_cards}, workers, "data")
+                                                   "no_cards": no_cards, "input_px": input_px},
+                          workers, "data")
         return {"images": np.concatenate([p[0] for p in parts]),
                 "labels": np.concatenate([p[1] for p in parts])}
 
-    key = [seed, sorted(designs), count, width_px, relettered, list(INPUT_PX)]
+    key = [seed, sorted(designs), count, width_px, relettered, list(input_px)]
     key += [no_cards] if no_cards else []  # earlier runs' data keeps its key
     arrays = kept(cache, "cards", key, made)
     return arrays["images"], arrays["labels"]

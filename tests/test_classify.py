@@ -8,10 +8,10 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.cardart import SUITS
+from vision.cardart import RANKS
 from vision.classify import (
     BACK,
-    EXPERT_MIN_SHARPNESS,
+    EXPERTS,
     MODEL,
     NO_CARD,
     UNKNOWN,
@@ -190,9 +190,9 @@ def test_a_face_is_read_at_three_cuts_and_a_back_at_one(classifier):
     assert face.any() and (~face).any()
     np.testing.assert_allclose(read[face], np.mean(cuts, axis=0)[face], atol=1e-6)
     np.testing.assert_allclose(read[~face], once[~face], atol=1e-6)
-    sharpness, suits = classifier.fine_look(result.image, quads)
+    sharpness, readings = classifier.fine_look(result.image, quads)
     assert [p.card for p in classifier.classify_quads(result.image, list(quads))] == [
-        p.card for p in classifier.decide(read, sharpness=sharpness, suits=suits)]
+        p.card for p in classifier.decide(read, sharpness=sharpness, experts=readings)]
 
 
 def test_the_detectors_face_up_opinion_is_a_second_expert(classifier):
@@ -278,40 +278,79 @@ def test_the_suit_expert_shares_the_faces_probability_out_anew(classifier):
     rows[:, classifier.classes.index("AS")] = 0.6
     rows[:, classifier.classes.index("AC")] = 0.3
     rows[:, classifier.classes.index(BACK)] = 0.1
-    suits = np.array([[0.9, 0.02, 0.02, 0.06], [0.02, 0.02, 0.02, 0.94], [np.nan] * 4])
-    spade, club, unseen = classifier.decide(rows, suits=suits)
+    suits = {"suit": np.array([[0.9, 0.02, 0.02, 0.06], [0.02, 0.02, 0.02, 0.94],
+                               [np.nan] * 4])}
+    spade, club, unseen = classifier.decide(rows, experts=suits)
     assert spade.best == "AS" and spade.confidence == pytest.approx(0.9 * 0.54 / 0.558)
     assert club.best == "AC" and club.confidence == pytest.approx(0.9 * 0.282 / 0.294)
     assert unseen.best == "AS" and unseen.confidence == pytest.approx(0.6)
     # a blurred card has no fine detail for the expert: the classifier's reading stands
-    sharpness = np.float32([EXPERT_MIN_SHARPNESS - 0.01, EXPERT_MIN_SHARPNESS, 0.9])
-    blurred, sharp, _ = classifier.decide(rows, sharpness=sharpness, suits=suits)
+    least = EXPERTS["suit"].min_sharpness
+    sharpness = np.float32([least - 0.01, least, 0.9])
+    blurred, sharp, _ = classifier.decide(rows, sharpness=sharpness, experts=suits)
     assert blurred.confidence == pytest.approx(0.6)
     assert sharp.best == "AC" and sharp.confidence == pytest.approx(club.confidence)
     backs = np.zeros((1, len(classifier.classes)))
     backs[0, classifier.classes.index(BACK)] = 1.0
-    assert classifier.decide(backs, suits=suits[:1])[0].confidence == pytest.approx(1.0)
+    first = {"suit": suits["suit"][:1]}
+    assert classifier.decide(backs, experts=first)[0].confidence == pytest.approx(1.0)
 
 
-def test_the_suit_expert_reads_held_out_suits(classifier):
+def test_the_rank_and_suit_experts_multiply_in_together(classifier):
+    # a queen whose art the classifier takes for a king's, whose corner prints a Q: the rank
+    # expert's reading and the suit expert's both weigh each face
+    rows = np.zeros((1, len(classifier.classes)))
+    for card, p in (("KS", 0.6), ("QS", 0.3), ("QC", 0.05), ("JK", 0.05)):
+        rows[0, classifier.classes.index(card)] = p
+    ranks = np.full((1, len(RANKS)), 0.01)
+    ranks[0, RANKS.index("Q")] = 1 - 0.01 * (len(RANKS) - 1)
+    suits = np.float64([[0.8, 0.05, 0.05, 0.1]])
+    (queen,) = classifier.decide(rows, experts={"rank": ranks, "suit": suits})
+    weights = {"KS": 0.6 * 0.01 * 0.8, "QS": 0.3 * 0.88 * 0.8, "QC": 0.05 * 0.88 * 0.1}
+    assert queen.best == "QS"
+    assert queen.confidence == pytest.approx(0.95 * weights["QS"] / sum(weights.values()))
+
+
+@pytest.mark.parametrize(("name", "design"), [("suit", REPORT["held_out_designs"][0]),
+                                              ("rank", "kde-penguins")])
+def test_an_index_expert_reads_held_out_faces(classifier, name, design):
     # the shipped expert, on the index corners of cards of a design it never saw, cut out
-    # at twice the classifier's resolution (what `fine_look` gives it)
-    assert classifier.suit_expert is not None and REPORT["suit_expert"] == "suit_expert.onnx"
-    faces = [(image, c) for image, c in _scene_cards(REPORT["held_out_designs"][0],
-                                                     (1920, 1080), wanted=24)
+    # at twice the classifier's resolution (what `fine_look` gives it); the penguins' courts
+    # are what the classifier alone reads as kings, their art being new to it
+    assert name in classifier.experts and REPORT[f"{name}_expert"] == f"{name}_expert.onnx"
+    kind = EXPERTS[name]
+    faces = [(image, c) for image, c in _scene_cards(design, (1920, 1080), wanted=24)
              if c.face_up and c.card != "JK"]
-    suits = np.concatenate([classifier.fine_look(image, c.quad[None])[1] for image, c in faces])
-    right = [SUITS[k] == c.card[-1] for k, (_, c) in zip(suits.argmax(axis=1), faces,
-                                                           strict=True)]
+    read = np.concatenate([classifier.fine_look(image, c.quad[None], every_card=True)[1][name]
+                           for image, c in faces])
+    right = [kind.classes[k] == kind.of_face(c.card)
+             for k, (_, c) in zip(read.argmax(axis=1), faces, strict=True)]
     assert len(faces) >= 8 and sum(right) >= 0.9 * len(faces), f"{sum(right)} of {len(faces)}"
-    np.testing.assert_allclose(suits.sum(axis=1), 1.0, atol=1e-5)
+    np.testing.assert_allclose(read.sum(axis=1), 1.0, atol=1e-5)
 
 
-def test_a_classifier_whose_suit_expert_is_missing_does_not_load(tmp_path):
+def test_the_rank_expert_reads_blurred_cards_and_the_suit_expert_only_sharp_ones(classifier):
+    result, quads = _cards_in_full_view((1920, 1080))
+    blurred = cv2.GaussianBlur(result.image, (0, 0), 6)
+    for image in (result.image, blurred):
+        sharpness, readings = classifier.fine_look(image, quads)
+        for name, reading in readings.items():
+            np.testing.assert_array_equal(~np.isnan(reading).any(axis=1),
+                                          sharpness >= EXPERTS[name].min_sharpness)
+    assert (sharpness < EXPERTS["suit"].min_sharpness).all()  # the blurred image's
+    assert not np.isnan(readings["rank"]).any()
+
+
+@pytest.mark.parametrize("name", sorted(EXPERTS))
+def test_a_classifier_whose_expert_is_missing_does_not_load(tmp_path, name):
     # its thresholds were fitted behind the expert: without it they would not hold
     model = tmp_path / MODEL.name
     model.write_bytes(MODEL.read_bytes())
-    model.with_suffix(".json").write_text(json.dumps({**REPORT, "suit_expert": "gone.onnx"}))
-    with pytest.raises(ModelError, match="suit expert") as error:
+    for other in EXPERTS:  # the other experts are there
+        for suffix in (".onnx", ".json"):
+            shipped = (MODEL.parent / REPORT[f"{other}_expert"]).with_suffix(suffix)
+            (tmp_path / shipped.name).write_bytes(shipped.read_bytes())
+    model.with_suffix(".json").write_text(json.dumps({**REPORT, f"{name}_expert": "gone.onnx"}))
+    with pytest.raises(ModelError, match=f"{name} expert") as error:
         CardClassifier(model)
     assert "\n" not in str(error.value)

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .classify import EXPERT_MIN_SHARPNESS, NO_CARD, CardClassifier
 from .classify import MODEL as CLASSIFIER
+from .classify import NO_CARD, CardClassifier
 from .detect import MODEL as DETECTOR
 from .detect import PILE_MODEL, CardDetector, orientations
 from .memory import CardMemory, thumbnails
@@ -47,10 +47,10 @@ class Recognizer:
         fresh = [i for i, j in enumerate(recalled) if j < 0]
         outlines = self.refiner.refine(frame, obs.quads[fresh])
         seen = obs[fresh].extra  # the detector's opinions of the cards to name
-        sharpness, suits = self._fine_look(frame, outlines, seen["clear"])
+        sharpness, readings = self._fine_look(frame, outlines, seen["clear"])
         predictions = self.classifier.decide(self.classifier.read_quads(frame, outlines),
                                              seen["face_up"], seen["clear"], seen["score"],
-                                             sharpness, suits)
+                                             sharpness, readings)
         named = iter(zip(outlines, predictions, strict=True))
         found = [self.memory.names[j] if j >= 0 else next(named) for j in recalled]
         if self.memory is not None:
@@ -66,18 +66,17 @@ class Recognizer:
         return obs[obs.cards != NO_CARD]
 
     def _fine_look(self, frame: np.ndarray, outlines: np.ndarray,
-                   clear: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+                   clear: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """`CardClassifier.fine_look` at the cards in clear view, the only ones whose
-        sharpness and suit expert decide anything, the expert at the sharp ones alone; NaN
-        for the others (never sharp, and not seen by the expert)."""
+        sharpness and index experts decide anything; NaN for the others (never sharp, and
+        not seen by the experts)."""
         sharpness = np.full(len(outlines), np.nan, np.float32)
-        sharpness[clear], seen_suits = self.classifier.fine_look(frame, outlines[clear],
-                                                                 EXPERT_MIN_SHARPNESS)
-        if seen_suits is None:
-            return sharpness, None
-        suits = np.full((len(outlines), seen_suits.shape[1]), np.nan, np.float32)
-        suits[clear] = seen_suits
-        return sharpness, suits
+        sharpness[clear], seen = self.classifier.fine_look(frame, outlines[clear])
+        readings = {}
+        for name, reading in seen.items():
+            readings[name] = np.full((len(outlines), reading.shape[1]), np.nan, np.float32)
+            readings[name][clear] = reading
+        return sharpness, readings
 
     def _recall(self, frame: np.ndarray, quads: np.ndarray) -> tuple[list[int], np.ndarray]:
         """For each detected card, the remembered card it still is or -1 (photos: all -1),
