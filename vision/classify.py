@@ -13,7 +13,8 @@ spade, while a heart is seldom anything else. And a sharp face has its own for e
 (`sharpness`): the confident misreadings are of blurred cards, so a sharp one is surer.
 Where the classifier's report names index experts (`models.expert_train`: a card's suit, or
 its rank, from its index corners at twice the classifier's resolution), their opinions are
-multiplied into the classifier's for the sharp faces in clear view (`fine_look`, `decide`).
+multiplied into the classifier's for the faces in clear view, the suit expert's for sharp ones
+only (`EXPERTS`, `fine_look`, `decide`).
 """
 
 from __future__ import annotations
