@@ -369,7 +369,7 @@ def _expert_cards(classifier: dict) -> str:
     return "".join(cards)
 
 
-# why each expert is there, and how its data differs from the classifier's
+# why each expert is there
 _EXPERT_WHY = {
     "suit": "at the classifier's own a suit sign is a few pixels tall, and a blurred club "
             "passes for a spade",

@@ -228,8 +228,7 @@ def main() -> None:
     # named on 1,000 scenes, where 400 showed none): backs are fitted on every scene
     back_score, back_threshold, backs_named = fit_backs(every, trained)
     thresholds = {**fits[score][0], "back": back_threshold}
-    answered = (named[score] & ~back) | (back & (rows[:, 5] >= back_score)
-                                         & (rows[:, 0] >= back_threshold))
+    answered = (named[score] & ~back) | backs_named[:len(rows)]  # rows: every's first chunks
     gated = every[every[:, 5] >= score]
     min_sharpness, suit_thresholds, sharp_thresholds, by_suit = fit_sharpness(
         gated, thresholds["face"])

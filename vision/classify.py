@@ -250,8 +250,8 @@ class CardClassifier:
         """`decide`'s product with the index experts, in place: a product of experts among
         the faces, whose share of the probability stays what the classifier gave them; the
         cards an expert did not see (NaN), or less sharp than it needs, keep the reading."""
-        faces = np.isin(self.classes, FACES)
         for name, reading in experts.items():
+            faces = self.expert_class_of[name] >= 0
             reading = np.asarray(reading, np.float64)
             seen = ~np.isnan(reading).any(axis=1)
             if sharpness is not None:
