@@ -23,7 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from models.common import split_designs
+from models.common import held_out_designs
 from models.expert_train import CARD
 from models.synth import INPUT_PX
 from models.train import WIDTHS, make_data
@@ -68,12 +68,10 @@ def main() -> None:
     args = parser.parse_args()
     if args.experts and args.candidate:
         sys.exit("error: --experts measures the shipped classifier only (no --candidate)")
-    _, _, held = split_designs()
-    unknown = set(args.without) - set(held)
-    if unknown:
-        sys.exit(f"error: not a held-out design: {', '.join(sorted(unknown))} "
-                 f"(held out: {', '.join(held)})")
-    designs = [d for d in held if d not in args.without]
+    try:
+        designs = held_out_designs(args.without)
+    except ValueError as error:
+        sys.exit(f"error: {error}")
     models = [MODEL] + ([args.candidate] if args.candidate else [])
     try:
         classifiers = [CardClassifier(model, threads=args.workers) for model in models]

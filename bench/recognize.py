@@ -13,10 +13,14 @@ showing is a target). Prints, per resolution:
   to a fan's cards, and any other whose best card is in the fan (a second box on a card);
 - identity, among the cards found: top-1 (the likeliest class), the share answered above
   the confidence threshold, and the wrong share of those answers, for cards face up and
-  fully in view, all face-up cards, and face-down ones (BACK).
+  fully in view (and among them number cards apart from courts, aces and the joker: minions
+  are number cards, weapons and spells the others), all face-up cards, and face-down ones
+  (BACK).
+
+`--without` leaves designs out of the held-out set, as in `bench/classifier.py`.
 
     python bench/recognize.py [--scenes N] [--seed S] [--no-piles] [--detector D.onnx]
-                              [--classifier C.onnx]
+                              [--classifier C.onnx] [--without DESIGN ...]
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from models.common import split_designs
+from models.common import held_out_designs
 from models.detect_data import MIN_VISIBLE, ROLES, marker_fans
 from models.detect_train import Scored, anchors_show, match_found, scene_record
 from models.threshold import STRAY_IOU
@@ -47,6 +51,9 @@ FULL_VIEW = 0.9  # a card this much in view can be read in full
 # a hand), and the hero's armor and secrets, which the rules lay beside the hero card at no
 # stated angle (DESIGN.md's marking: only minion-zone and weapon markers are read by it)
 ANY_ANGLE = {"discard", "deck", "held", "in_hand", "other", "armor", "secret"}
+NUMBER_RANKS = {"2", "3", "4", "5", "6", "7", "8", "9", "10"}
+FULL_NUMBERS = "  of them number cards"
+FULL_COURTS = "  courts, aces, the joker"
 
 
 def identity_line(name: str, rows: list[tuple[bool, bool]]) -> str:
@@ -64,6 +71,7 @@ def run(recognizer: Recognizer, designs: list[str], size: tuple[int, int], scene
         seed: int) -> None:
     records, oriented = [], []
     identity: dict[str, list[tuple[bool, bool]]] = {"face up, in full view": [],
+                                                    FULL_NUMBERS: [], FULL_COURTS: [],
                                                     "face up, any part in view": [],
                                                     "face down (BACK)": [],
                                                     "on no card (hero card, hand)": []}
@@ -94,6 +102,8 @@ def run(recognizer: Recognizer, designs: list[str], size: tuple[int, int], scene
                 identity["face up, any part in view"].append(row)
                 if card.visible >= FULL_VIEW:
                     identity["face up, in full view"].append(row)
+                    identity[FULL_NUMBERS if card.card[:-1] in NUMBER_RANKS
+                             else FULL_COURTS].append(row)
             else:
                 identity["face down (BACK)"].append(row)
         for d in np.nonzero(record["cards"].max(axis=1, initial=0.0) < STRAY_IOU)[0]:
@@ -124,8 +134,12 @@ def main() -> None:
     parser.add_argument("--detector", type=Path, default=DETECTOR, help="a candidate detector")
     parser.add_argument("--classifier", type=Path, default=CLASSIFIER,
                         help="a candidate classifier (its .json, with thresholds, beside it)")
+    parser.add_argument("--without", nargs="*", default=[], help="held-out designs to skip")
     args = parser.parse_args()
-    _, _, held_out = split_designs()
+    try:
+        held_out = held_out_designs(args.without)
+    except ValueError as error:
+        sys.exit(f"error: {error}")
     recognizer = Recognizer(args.detector, args.classifier,
                             **({"piles": None} if args.no_piles else {}))
     print(f"held-out designs: {', '.join(held_out)}")

@@ -8,7 +8,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,17 @@ def split_designs(announce: bool = False) -> tuple[list[str], list[str], list[st
         print(f"designs: {len(train)} for training, {len(calibration)} for calibration, "
               f"{len(held)} held out ({', '.join(held)})", file=sys.stderr)
     return train, calibration, held
+
+
+def held_out_designs(without: Sequence[str] = ()) -> list[str]:
+    """The held-out designs less `without` (what one design costs a benchmark); a name that
+    is not held out is a ValueError saying which are."""
+    held = split_designs()[2]
+    unknown = set(without) - set(held)
+    if unknown:
+        raise ValueError(f"not a held-out design: {', '.join(sorted(unknown))} "
+                         f"(held out: {', '.join(held)})")
+    return [d for d in held if d not in without]
 
 
 def progress_bar(what: str, done: int, total: int, extra: str = "") -> None:

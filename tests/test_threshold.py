@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from models.common import split_designs
+from models.common import held_out_designs, split_designs
 from models.threshold import (
     SHARPNESS_GRID,
     SUIT_FLOOR,
@@ -17,6 +18,17 @@ from models.threshold import (
     gate,
 )
 from vision.classify import MODEL
+
+
+def test_benchmarks_leave_out_held_out_designs_by_name() -> None:
+    held = split_designs()[2]
+    assert held_out_designs() == held
+    assert held_out_designs([held[0]]) == held[1:]
+    with pytest.raises(ValueError, match="not a held-out design: bicycle"):
+        held_out_designs(["bicycle"])  # nor may a training design be left out by mistake
+    train = split_designs()[0][0]
+    with pytest.raises(ValueError, match=train):
+        held_out_designs([train])
 
 
 def test_detector_cuts_score_the_cards_the_recognizer_found() -> None:
