@@ -25,8 +25,8 @@ def test_benchmarks_leave_out_held_out_designs_by_name() -> None:
     assert held_out_designs() == held
     assert held_out_designs([held[0]]) == held[1:]
     with pytest.raises(ValueError, match="not a held-out design: bicycle"):
-        held_out_designs(["bicycle"])  # nor may a training design be left out by mistake
-    train = split_designs()[0][0]
+        held_out_designs(["bicycle"])
+    train = split_designs()[0][0]  # nor is a training design left out of nothing in silence
     with pytest.raises(ValueError, match=train):
         held_out_designs([train])
 
