@@ -38,6 +38,7 @@ from models.common import held_out_designs
 from models.detect_data import MIN_VISIBLE, ROLES, marker_fans
 from models.detect_train import Scored, anchors_show, match_found, scene_record
 from models.threshold import STRAY_IOU
+from tracker.cards import JOKER, parse_card
 from vision.camera import FRAME_SIZES
 from vision.classify import MODEL as CLASSIFIER
 from vision.classify import UNKNOWN
@@ -51,7 +52,6 @@ FULL_VIEW = 0.9  # a card this much in view can be read in full
 # a hand), and the hero's armor and secrets, which the rules lay beside the hero card at no
 # stated angle (DESIGN.md's marking: only minion-zone and weapon markers are read by it)
 ANY_ANGLE = {"discard", "deck", "held", "in_hand", "other", "armor", "secret"}
-NUMBER_RANKS = {"2", "3", "4", "5", "6", "7", "8", "9", "10"}
 FULL_NUMBERS = "  of them number cards"
 FULL_COURTS = "  courts, aces, the joker"
 
@@ -102,8 +102,8 @@ def run(recognizer: Recognizer, designs: list[str], size: tuple[int, int], scene
                 identity["face up, any part in view"].append(row)
                 if card.visible >= FULL_VIEW:
                     identity["face up, in full view"].append(row)
-                    identity[FULL_NUMBERS if card.card[:-1] in NUMBER_RANKS
-                             else FULL_COURTS].append(row)
+                    minion = card.card != JOKER and parse_card(card.card).is_minion
+                    identity[FULL_NUMBERS if minion else FULL_COURTS].append(row)
             else:
                 identity["face down (BACK)"].append(row)
         for d in np.nonzero(record["cards"].max(axis=1, initial=0.0) < STRAY_IOU)[0]:
