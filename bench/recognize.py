@@ -19,8 +19,8 @@ showing is a target). Prints, per resolution:
 
 `--without` leaves designs out of the held-out set, as in `bench/classifier.py`.
 
-    python bench/recognize.py [--scenes N] [--seed S] [--no-piles] [--detector D.onnx]
-                              [--classifier C.onnx] [--without DESIGN ...]
+    python bench/recognize.py [--scenes N] [--seed S] [--no-piles | --piles P.onnx]
+                              [--detector D.onnx] [--classifier C.onnx] [--without DESIGN ...]
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from vision.camera import FRAME_SIZES
 from vision.classify import MODEL as CLASSIFIER
 from vision.classify import UNKNOWN
 from vision.detect import MODEL as DETECTOR
+from vision.detect import PILE_MODEL
 from vision.layout import random_scene
 from vision.pipeline import Recognizer
 from vision.render import render
@@ -129,8 +130,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", type=int, default=60, help="scenes a resolution")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--no-piles", action="store_true",
-                        help="the detector's first pass alone, no second look at piles")
+    looks = parser.add_mutually_exclusive_group()
+    looks.add_argument("--no-piles", action="store_true",
+                       help="the detector's first pass alone, no second look at piles")
+    looks.add_argument("--piles", type=Path, default=PILE_MODEL, help="a candidate pile network")
     parser.add_argument("--detector", type=Path, default=DETECTOR, help="a candidate detector")
     parser.add_argument("--classifier", type=Path, default=CLASSIFIER,
                         help="a candidate classifier (its .json, with thresholds, beside it)")
@@ -141,7 +144,7 @@ def main() -> None:
     except ValueError as error:
         sys.exit(f"error: {error}")
     recognizer = Recognizer(args.detector, args.classifier,
-                            **({"piles": None} if args.no_piles else {}))
+                            piles=None if args.no_piles else args.piles)
     print(f"held-out designs: {', '.join(held_out)}")
     for k, size in enumerate(FRAME_SIZES.values()):
         run(recognizer, held_out, size, args.scenes, args.seed + k)
