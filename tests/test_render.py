@@ -20,7 +20,7 @@ from vision.hands import Hand
 from vision.photometric import Photometric
 from vision.render import random_scene, render
 from vision.scene import SIDEWAYS, UPRIGHT, PlacedCard, Scene
-from vision.textures import Background
+from vision.textures import Background, texture
 
 # Two small, quick-to-draw designs, one of each id scheme (club_1 and 1_club).
 GNOME, KDE = "simplistic", "kde-standard"
@@ -153,6 +153,28 @@ def test_own_backs_are_drawn_only_when_asked_for():
     assert np.array_equal(render(plain).image, render(same).image)
     own = random_scene(np.random.default_rng(11), designs=[GNOME], own_backs=1.0)
     assert own.back is not None and own.back.shape[2] == 4
+
+
+def test_a_printed_pattern_table_repeats_mirrored_with_no_seam():
+    ppm, repeat_mm = 2.0, 40.0
+    cloth = texture(Background("pattern", (GREY,), seed=5, feature_mm=repeat_mm), (300, 400),
+                    ppm)
+    again = texture(Background("pattern", (GREY,), seed=5, feature_mm=repeat_mm), (300, 400),
+                    ppm)
+    assert np.array_equal(cloth, again) and cloth.std() > 10  # seeded, and not plain
+    step = round(repeat_mm * ppm)  # one repeat; the next is its mirror image
+    assert np.array_equal(cloth[:, step - 20:step], cloth[:, step:step + 20][:, ::-1])
+    assert np.array_equal(cloth[:, :2 * step], cloth[:, 2 * step:4 * step])
+
+
+def test_only_scenes_whose_deck_has_its_own_back_lie_on_a_pattern():
+    """A pattern of the kind the deck's back has, with no card's outline, is what teaches a
+    detector that a pattern alone is not a card."""
+    kinds = [random_scene(np.random.default_rng(k), designs=[GNOME], own_backs=1.0).table.kind
+             for k in range(30)]
+    assert 3 <= kinds.count("pattern") <= 20
+    assert all(random_scene(np.random.default_rng(k), designs=[GNOME]).table.kind != "pattern"
+               for k in range(30))
 
 
 def test_upright_and_sideways_labels_agree_with_the_quads_aspect():

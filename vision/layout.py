@@ -26,6 +26,7 @@ from vision.textures import Background
 
 _MINION_RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10")
 _SPELL_RANKS = ("J", "Q", "K", "A")
+PATTERN_TABLES = 0.4  # share of the scenes with a deck of its own back that lie on a pattern
 
 _WOODS = (  # light, dark (BGR)
     ((120, 165, 205), (45, 80, 125)),  # oak
@@ -333,7 +334,9 @@ def random_scene(rng: np.random.Generator, *, designs: Sequence[str] | None = No
     """A varied, realistic Hearthtop table drawn from `rng`: the same generator state gives
     the same scene. `designs` limits the card art (default: every installed design);
     `photos` are optional background photographs; `own_backs`: the share of decks with a
-    back of no design (`vision.backs`), as a group's own deck may have."""
+    back of no design (`vision.backs`), as a group's own deck may have; a share
+    `PATTERN_TABLES` of those lie on a cloth printed with another such pattern, so that a
+    detector learns a card by its outline and not by a pattern it has not seen before."""
     pool = list(designs) if designs else cardart.list_designs()
     design = str(pool[rng.integers(len(pool))])
     card = card_size_mm(design)
@@ -395,6 +398,9 @@ def random_scene(rng: np.random.Generator, *, designs: Sequence[str] | None = No
     back_variant = int(rng.integers(max(1, cardart.variants(design, cardart.BACK))))
     # drawn last and only when asked for, so that other scenes stay as they were
     own = procedural_back(rng) if own_backs and rng.random() < own_backs else None
+    if own is not None and rng.random() < PATTERN_TABLES:
+        table = Background("pattern", ((128, 128, 128),), int(rng.integers(2**31)),
+                           float(rng.uniform(20, 90)))
     return Scene(design=design, cards=t.cards, decals=decals, hands=hands,
                  table_size=table_size, table=table, surround=surround, camera=cam,
                  photometric=photometric, back_variant=back_variant, back=own)

@@ -1,4 +1,5 @@
-"""Table surfaces drawn in table millimetres: solid colours, gradients, wood, fabric, photos.
+"""Table surfaces drawn in table millimetres: solid colours, gradients, wood, fabric, printed
+patterns, photos.
 
 Everything is value noise (a small random grid resized with cubic interpolation) and a few
 vectorised numpy expressions at a modest resolution (< 1 px/mm): the texture is then
@@ -12,9 +13,11 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.backs import procedural_back
+
 BGR = tuple[int, int, int]
 
-KINDS = ("solid", "gradient", "wood", "fabric", "photo")
+KINDS = ("solid", "gradient", "wood", "fabric", "pattern", "photo")
 
 
 @dataclass
@@ -126,6 +129,22 @@ def _fabric(bg: Background, rng: np.random.Generator, shape: tuple[int, int],
     return _scaled(bg.colors[0], 1.0 + (mottle + fibre) * bg.contrast)
 
 
+def _pattern(rng: np.random.Generator, shape: tuple[int, int], ppm: float,
+             repeat_mm: float) -> np.ndarray:
+    """A printed cloth or mat: the inside of a card back of no design (`vision.backs`), one
+    repeat `repeat_mm` wide, mirrored from repeat to repeat so that no seam draws an edge."""
+    h, w = shape
+    art = procedural_back(rng)[:, :, :3]
+    ah, aw = art.shape[:2]
+    tile = art[ah // 6 : ah - ah // 6, aw // 6 : aw - aw // 6]  # clear of any border
+    scale = repeat_mm * ppm / tile.shape[1]
+    tile = cv2.resize(tile, (max(2, round(tile.shape[1] * scale)),
+                             max(2, round(tile.shape[0] * scale))), interpolation=cv2.INTER_AREA)
+    block = np.vstack([np.hstack([tile, tile[:, ::-1]]), np.hstack([tile[::-1], tile[::-1, ::-1]])])
+    reps = (-(-h // block.shape[0]), -(-w // block.shape[1]), 1)
+    return np.ascontiguousarray(np.tile(block, reps)[:h, :w])
+
+
 def _gradient(bg: Background, rng: np.random.Generator, shape: tuple[int, int],
               ppm: float) -> np.ndarray:
     h, w = shape
@@ -164,6 +183,8 @@ def texture(bg: Background, shape: tuple[int, int], ppm: float,
         return _fabric(bg, rng, shape, ppm)
     if bg.kind == "gradient":
         return _gradient(bg, rng, shape, ppm)
+    if bg.kind == "pattern":
+        return _pattern(rng, shape, ppm, bg.feature_mm)
     if bg.kind == "photo":
         return _photo(bg, shape)
     if bg.kind == "solid":
