@@ -23,9 +23,10 @@ KINDS = ("solid", "gradient", "wood", "fabric", "pattern", "photo")
 @dataclass
 class Background:
     """A surface. `colors` are BGR: solid and fabric use the first, gradient blends the
-    first two, wood goes from the first (light) to the second (dark). `feature_mm` scales
-    the pattern (wood ring spacing, fabric mottling); `planks_along_y` turns wood boards
-    by 90 degrees; `photo` is an image path for kind "photo"."""
+    first two, wood goes from the first (light) to the second (dark); a printed pattern
+    draws its own inks from `seed`. `feature_mm` scales the pattern (wood ring spacing,
+    fabric mottling, a printed pattern's repeat); `planks_along_y` turns wood boards by 90
+    degrees; `photo` is an image path for kind "photo"."""
 
     kind: str = "wood"
     colors: tuple[BGR, ...] = ((120, 165, 205), (45, 80, 125))
