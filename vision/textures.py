@@ -141,9 +141,8 @@ def _pattern(rng: np.random.Generator, shape: tuple[int, int], ppm: float,
     scale = repeat_mm * ppm / tile.shape[1]
     tile = cv2.resize(tile, (max(2, round(tile.shape[1] * scale)),
                              max(2, round(tile.shape[0] * scale))), interpolation=cv2.INTER_AREA)
-    block = np.vstack([np.hstack([tile, tile[:, ::-1]]), np.hstack([tile[::-1], tile[::-1, ::-1]])])
-    reps = (-(-h // block.shape[0]), -(-w // block.shape[1]), 1)
-    return np.ascontiguousarray(np.tile(block, reps)[:h, :w])
+    grow = ((0, max(0, h - tile.shape[0])), (0, max(0, w - tile.shape[1])), (0, 0))
+    return np.ascontiguousarray(np.pad(tile, grow, mode="symmetric")[:h, :w])
 
 
 def _gradient(bg: Background, rng: np.random.Generator, shape: tuple[int, int],
