@@ -399,8 +399,8 @@ def random_scene(rng: np.random.Generator, *, designs: Sequence[str] | None = No
     # drawn last and only when asked for, so that other scenes stay as they were
     own = procedural_back(rng) if own_backs and rng.random() < own_backs else None
     if own is not None and rng.random() < PATTERN_TABLES:
-        table = Background("pattern", ((128, 128, 128),), int(rng.integers(2**31)),
-                           float(rng.uniform(20, 90)))
+        table = Background("pattern", seed=int(rng.integers(2**31)),
+                           feature_mm=float(rng.uniform(20, 90)))
     return Scene(design=design, cards=t.cards, decals=decals, hands=hands,
                  table_size=table_size, table=table, surround=surround, camera=cam,
                  photometric=photometric, back_variant=back_variant, back=own)
