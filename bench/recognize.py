@@ -6,11 +6,14 @@ camera gives), and matches what it found to the renderer's labels (rotated-box I
 the card whose visible part holds the detection's anchor first; every card with ≥ 3 %
 showing is a target). Prints, per resolution:
 
-- detection: recall, precision, recall by role, orientation right among the cards found
+- detection: recall, precision, recall by role and by the width of what shows of a card
+  (the widest strip of it in view, in mm of table: a card under others shows a strip),
+  orientation right among the cards found
   (where it means something: the minion zone and the weapon; not the discard pile, deck,
   a hand, armor or secrets),
-  marker fans (same role, overlapping) counted exactly, by fan size: the detections matched
-  to a fan's cards, and any other whose best card is in the fan (a second box on a card);
+  marker fans (same role, overlapping) counted exactly, by fan size and by role: the
+  detections matched to a fan's cards, and any other whose best card is in the fan (a
+  second box on a card);
 - identity, among the cards found: top-1 (the likeliest class), the share answered above
   the confidence threshold, and the wrong share of those answers, for cards face up and
   fully in view (and among them number cards apart from courts, aces and the joker: minions
@@ -26,17 +29,19 @@ showing is a target). Prints, per resolution:
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 import time
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from models.common import held_out_designs
 from models.detect_data import MIN_VISIBLE, ROLES, marker_fans
-from models.detect_train import Scored, anchors_show, match_found, scene_record
+from models.detect_train import MAX_FAN, Scored, anchors_show, match_found, scene_record
 from models.threshold import STRAY_IOU
 from tracker.cards import JOKER, parse_card
 from vision.camera import FRAME_SIZES
@@ -46,15 +51,46 @@ from vision.detect import MODEL as DETECTOR
 from vision.detect import PILE_MODEL
 from vision.layout import random_scene
 from vision.pipeline import Recognizer
-from vision.render import render
+from vision.render import RenderResult, render
 
 FULL_VIEW = 0.9  # a card this much in view can be read in full
 # where upright and sideways mean nothing: cards at any angle (a messy discard pile, the deck,
 # a hand), and the hero's armor and secrets, which the rules lay beside the hero card at no
 # stated angle (DESIGN.md's marking: only minion-zone and weapon markers are read by it)
 ANY_ANGLE = {"discard", "deck", "held", "in_hand", "other", "armor", "secret"}
+WIDTHS_MM = (2.0, 4.0, 8.0, 16.0)  # bin edges of the width of what shows
 FULL_NUMBERS = "  of them number cards"
 FULL_COURTS = "  courts, aces, the joker"
+
+
+def shown_width_mm(result: RenderResult, i: int) -> float:
+    """The width of the widest strip of card `i` in view, in mm of table: from the largest
+    distance of a pixel that shows it to one that does not (a strip n px wide: (n + 1) / 2),
+    at the card's own scale."""
+    card = result.cards[i]
+    frame_h, frame_w = result.owner.shape
+    x0, y0 = np.maximum(np.floor(card.quad.min(axis=0)).astype(int), 0)
+    x1, y1 = np.minimum(np.ceil(card.quad.max(axis=0)).astype(int) + 1, (frame_w, frame_h))
+    shows = np.pad(np.uint8(result.owner[y0:y1, x0:x1] == i), 1)
+    widest_px = 2.0 * float(cv2.distanceTransform(shows, cv2.DIST_L2, 5).max()) - 1.0
+    px_per_mm = np.sqrt(cv2.contourArea(np.float32(card.quad)) /
+                        cv2.contourArea(np.float32(card.quad_mm)))
+    return widest_px / px_per_mm
+
+
+def width_bins(found_by_width: list[tuple[float, bool]]) -> str:
+    """Recall in bins of the width of what shows (`WIDTHS_MM`)."""
+    widths = np.float32([w for w, _ in found_by_width])
+    found = np.bool_([f for _, f in found_by_width])
+    edges = (0.0, *WIDTHS_MM, np.inf)
+    parts = []
+    for lo, hi in itertools.pairwise(edges):
+        inside = (widths >= lo) & (widths < hi)
+        name = f"under {hi:g} mm" if lo == 0 else f"{lo:g} mm or more" if hi == np.inf \
+            else f"{lo:g}–{hi:g} mm"
+        if inside.any():
+            parts.append(f"{name} {found[inside].mean():.0%} of {int(inside.sum())}")
+    return ", ".join(parts)
 
 
 def identity_line(name: str, rows: list[tuple[bool, bool]]) -> str:
@@ -70,7 +106,7 @@ def identity_line(name: str, rows: list[tuple[bool, bool]]) -> str:
 
 def run(recognizer: Recognizer, designs: list[str], size: tuple[int, int], scenes: int,
         seed: int) -> None:
-    records, oriented = [], []
+    records, oriented, found_by_width = [], [], []
     identity: dict[str, list[tuple[bool, bool]]] = {"face up, in full view": [],
                                                     FULL_NUMBERS: [], FULL_COURTS: [],
                                                     "face up, any part in view": [],
@@ -94,6 +130,9 @@ def run(recognizer: Recognizer, designs: list[str], size: tuple[int, int], scene
             anchors_show(obs.extra["anchor"], result.owner, index))
         records.append(record)
         took = match_found(obs, result, index, record["cards"])
+        found = set(took[took >= 0].tolist())
+        found_by_width += [(shown_width_mm(result, i), j in found) for j, i in enumerate(index)
+                           if result.cards[i].visible >= MIN_VISIBLE]
         for d in np.nonzero(took >= 0)[0]:
             card = cards[took[d]]
             if card.role not in ANY_ANGLE:
@@ -116,12 +155,15 @@ def run(recognizer: Recognizer, designs: list[str], size: tuple[int, int], scene
           f"orientation right {np.mean(oriented):.2%} of {len(oriented)} found")
     print("  recall by role: " + ", ".join(f"{role} {share:.0%}" for role, share in
                                            metrics["recall_by_role"].items()))
+    print("  recall by width of what shows: " + width_bins(found_by_width))
     fans = metrics["marker_fans_by_size"]
-    upto5 = [(n, e) for size, (n, e) in fans.items() if size <= 5]
+    upto5 = [(n, e) for size, (n, e) in fans.items() if size <= MAX_FAN]
     exact = sum(n * e for n, e in upto5) / max(1, sum(n for n, _ in upto5))
-    print(f"  marker fans of up to 5 counted exactly: {exact:.1%} of "
+    print(f"  marker fans of up to {MAX_FAN} counted exactly: {exact:.1%} of "
           f"{sum(n for n, _ in upto5)} (" + ", ".join(
               f"{size}: {e:.0%} of {n}" for size, (n, e) in fans.items()) + ")")
+    print("    by role: " + ", ".join(f"{role} {e:.0%} of {n}" for role, (n, e) in
+                                     metrics["marker_fans_by_role"].items()))
     for name, rows in identity.items():
         print(identity_line(name, rows))
 

@@ -62,6 +62,7 @@ from .detect_data import MARKER_ROLES, MIN_VISIBLE, ROLES, make_detector_data
 
 MODELS = Path(__file__).parent
 MATCH_IOU = 0.5
+MAX_FAN = 5  # issue 3 asks fans of up to this many markers counted exactly
 SCORE_GRID = tuple(float(t) for t in np.round(np.arange(0.15, 0.76, 0.05), 2))
 NMS_GRID = (0.7, 0.8, 0.9, 0.95, 1.01)  # 1.01: no rotated-box NMS at all
 BATCH = 16
@@ -330,6 +331,8 @@ class Scored:
         fans = exact = fans_2 = exact_2 = 0
         by_size: Counter = Counter()
         exact_by_size: Counter = Counter()
+        by_fan_role: Counter = Counter()
+        exact_by_fan_role: Counter = Counter()
         for s in self.scenes:
             keep = np.nonzero(s["scores"] >= threshold)[0]
             keep = keep[rotated_nms(None, s["scores"][keep], nms_iou,
@@ -351,11 +354,15 @@ class Scored:
                 role_total[ROLES[r]] += 1
                 by_role[ROLES[r]] += int(t)
             sizes = Counter(int(f) for f in s["fan"][target] if f >= 0)
+            fan_role = {int(f): ROLES[r] for f, r in zip(s["fan"], s["role"], strict=True)}
             for f, size in sizes.items():
                 fans += 1
                 exact += fan_count[f] == size
                 by_size[size] += 1
                 exact_by_size[size] += fan_count[f] == size
+                if size <= MAX_FAN:
+                    by_fan_role[fan_role[f]] += 1
+                    exact_by_fan_role[fan_role[f]] += fan_count[f] == size
                 if size >= 2:
                     fans_2 += 1
                     exact_2 += fan_count[f] == size
@@ -371,7 +378,10 @@ class Scored:
             "marker_fans_2plus": fans_2,
             "marker_fans_2plus_exact": round(exact_2 / max(1, fans_2), 4),
             "marker_fans_by_size": {n: [by_size[n], round(exact_by_size[n] / by_size[n], 4)]
-                                    for n in sorted(by_size)}}
+                                    for n in sorted(by_size)},
+            "marker_fans_by_role": {r: [by_fan_role[r],
+                                        round(exact_by_fan_role[r] / by_fan_role[r], 4)]
+                                    for r in sorted(by_fan_role)}}
 
 
 def pick_thresholds(scored: Scored) -> tuple[float, float]:

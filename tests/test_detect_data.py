@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from models.detect_data import MIN_VISIBLE, ROLES, make_detector_data, scene_targets
-from models.detect_train import anchors_show, match
+from models.detect_train import Scored, anchors_show, match, scene_record
 from vision.camera import Camera, fit_distance
 from vision.detect import (
     Boxes,
@@ -292,3 +292,18 @@ def test_matching_gives_a_box_the_card_its_anchor_lies_on():
     target = np.array([True, True])
     assert match(np.array([0, 1]), overlaps, target)[0].tolist() == [1, 0]
     assert match(np.array([0, 1]), overlaps, target, shows)[0].tolist() == [0, 1]
+
+
+def test_fans_are_counted_exactly_or_not_by_their_role():
+    # cards: a damage fan of two (0, 1), one armor marker (2); boxes: one on each damage
+    # marker, two on the armor marker (a second box counts it twice)
+    cards = np.float32([[[0, 0], [10, 0], [10, 6], [0, 6]], [[0, 3], [10, 3], [10, 9], [0, 9]],
+                        [[50, 0], [56, 0], [56, 10], [50, 10]]])
+    quads = np.concatenate([cards, cards[2:] + 0.2])
+    record = scene_record(np.float32([0.9, 0.8, 0.7, 0.6]), quads, cards,
+                          np.float32([1.0, 0.5, 1.0]),
+                          np.int8([ROLES.index("damage"), ROLES.index("damage"),
+                                   ROLES.index("armor")]), np.int16([0, 0, 1]))
+    metrics = Scored([record]).metrics(0.5, 2.0)
+    assert metrics["marker_fans_by_role"] == {"armor": [1, 0.0], "damage": [1, 1.0]}
+    assert metrics["marker_fans_by_size"] == {1: [1, 0.0], 2: [1, 1.0]}
