@@ -17,6 +17,7 @@ import numpy as np
 
 from vision.cardart import get_design, list_designs
 
+ROOT = Path(__file__).resolve().parents[1]
 HELD_OUT_FAMILIES = ("paris", "tigullio", "penguins", "simplistic")  # the test
 CALIBRATION_FAMILIES = ("neoclassical", "plastic", "jolly_royal")  # temperature, threshold
 
@@ -76,15 +77,28 @@ def in_chunks(make: Callable[..., Any], seed: int, count: int, chunk: int,
     return parts
 
 
+def code_version(root: Path = ROOT) -> str:
+    """A digest of what training data is made with: the code of `vision` (the renderer, the
+    card art) and of `models`, and the shipped networks (the refiner's data are the shipped
+    detector's cuts). Broader than any one kind of data needs: a cache made again costs
+    minutes, data made by older code and taken for new costs a run."""
+    digest = hashlib.sha1()
+    for path in sorted([*(root / "vision").glob("*.py"), *(root / "models").glob("*.py"),
+                        *(root / "models").glob("*.onnx")]):
+        digest.update(f"{path.relative_to(root)}\n".encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def kept(cache: Path | None, what: str, key: list,
          make: Callable[[], dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    """`make()`'s arrays, kept in the folder `cache` (if given) under `what` and `key` (the
-    arguments that make them, as JSON), and read back from there by any later run with the
-    same: two networks trained on one set of data make it once. A cache is for runs of one
-    version of the code: nothing in the key says how the data is made."""
+    """`make()`'s arrays, kept in the folder `cache` (if given) under `what`, `key` (the
+    arguments that make them, as JSON) and the code's version (`code_version`), and read
+    back from there by any later run with the same: two networks trained on one set of data
+    make it once, and a change to the code makes it again."""
     if cache is None:
         return make()
-    digest = hashlib.sha1(json.dumps(key).encode()).hexdigest()[:16]
+    digest = hashlib.sha1(json.dumps([code_version(), *key]).encode()).hexdigest()[:16]
     path = cache / f"{what}-{digest}.npz"
     if path.exists():
         with np.load(path) as arrays:
@@ -230,7 +244,8 @@ def run_arguments(parser: argparse.ArgumentParser, out: Path, batch: int) -> Non
                         "PyTorch sees an NVIDIA GPU (the training data then lives on it)")
     parser.add_argument("--batch", type=int, default=batch, help="samples a training step")
     parser.add_argument("--data-cache", type=Path, help="a folder to keep the data in and "
-                        "read it back from, for several runs on the same data")
+                        "read it back from, for several runs on the same data (made "
+                        "again when the code or a shipped network changes)")
     parser.add_argument("--init", type=Path, help="weights to start from (an earlier run's "
                         ".pt, or its .onnx) instead of random ones")
     parser.add_argument("--out", type=Path, default=out)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from models.common import kept
+from models.common import code_version, kept
 
 
 def test_data_is_made_once_and_read_back_the_same(tmp_path):
@@ -42,3 +42,18 @@ def test_without_a_cache_nothing_is_kept(tmp_path):
     for _ in range(2):
         kept(None, "cards", [0], lambda: made.append(1) or {"labels": np.zeros(1)})
     assert len(made) == 2
+
+
+def test_the_code_version_changes_with_the_renderer_or_a_shipped_network(tmp_path):
+    for folder, name in (("vision", "layout.py"), ("models", "synth.py"),
+                         ("models", "card_detector.onnx")):
+        (tmp_path / folder).mkdir(exist_ok=True)
+        (tmp_path / folder / name).write_bytes(b"one")
+    before = code_version(tmp_path)
+    assert code_version(tmp_path) == before
+    for folder, name in (("vision", "layout.py"), ("models", "card_detector.onnx")):
+        (tmp_path / folder / name).write_bytes(b"two")
+        assert code_version(tmp_path) != before
+        before = code_version(tmp_path)
+    (tmp_path / "models" / "README.md").write_text("notes")  # not what data is made with
+    assert code_version(tmp_path) == before
