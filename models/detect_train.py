@@ -354,7 +354,8 @@ class Scored:
                 role_total[ROLES[r]] += 1
                 by_role[ROLES[r]] += int(t)
             sizes = Counter(int(f) for f in s["fan"][target] if f >= 0)
-            fan_role = {int(f): ROLES[r] for f, r in zip(s["fan"], s["role"], strict=True)}
+            fan_role = {int(f): ROLES[r] for f, r in zip(s["fan"], s["role"], strict=True)
+                        if f >= 0}
             for f, size in sizes.items():
                 fans += 1
                 exact += fan_count[f] == size
