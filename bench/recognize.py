@@ -40,7 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from models.common import held_out_designs
-from models.detect_data import MIN_VISIBLE, ROLES, marker_fans
+from models.detect_data import MIN_VISIBLE, ROLES, card_extent, marker_fans
 from models.detect_train import MAX_FAN, Scored, anchors_show, match_found, scene_record
 from models.threshold import STRAY_IOU
 from tracker.cards import JOKER, parse_card
@@ -68,9 +68,7 @@ def shown_width_mm(result: RenderResult, i: int) -> float:
     distance of a pixel that shows it to one that does not (a strip n px wide: (n + 1) / 2),
     at the card's own scale."""
     card = result.cards[i]
-    frame_h, frame_w = result.owner.shape
-    x0, y0 = np.maximum(np.floor(card.quad.min(axis=0)).astype(int), 0)
-    x1, y1 = np.minimum(np.ceil(card.quad.max(axis=0)).astype(int) + 1, (frame_w, frame_h))
+    (x0, y0), (x1, y1) = card_extent(result, i)
     shows = np.pad(np.uint8(result.owner[y0:y1, x0:x1] == i), 1)
     widest_px = 2.0 * float(cv2.distanceTransform(shows, cv2.DIST_L2, 5).max()) - 1.0
     px_per_mm = np.sqrt(cv2.contourArea(np.float32(card.quad)) /

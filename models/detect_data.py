@@ -138,6 +138,15 @@ def _votes(owner: np.ndarray, anchors: dict[int, tuple[int, int]]
     return votes, weight
 
 
+def card_extent(result: RenderResult, i: int) -> tuple[np.ndarray, np.ndarray]:
+    """The frame pixels card `i`'s quad covers: its top-left (x, y) and one past its
+    bottom-right, within the frame."""
+    frame_h, frame_w = result.owner.shape
+    quad = result.cards[i].quad
+    return (np.maximum(np.floor(quad.min(axis=0)).astype(int), 0),
+            np.minimum(np.ceil(quad.max(axis=0)).astype(int) + 1, [frame_w, frame_h]))
+
+
 def marker_fans(result: RenderResult, targets: list[int]) -> dict[int, int]:
     """Marker cards grouped by role and overlap on the table: card index -> group id."""
     markers = [i for i in targets if result.cards[i].role in MARKER_ROLES]
@@ -190,9 +199,7 @@ def view_targets(result: RenderResult, image: np.ndarray, box: View) -> SceneTar
                      [frame_w, frame_h])
     visible = {i: result.cards[i].visible for i in seen}  # the share that shows in the view
     for i in targets:
-        quad = result.cards[i].quad
-        lo = np.maximum(np.floor(quad.min(axis=0)).astype(int), 0)
-        hi = np.minimum(np.ceil(quad.max(axis=0)).astype(int) + 1, [frame_w, frame_h])
+        lo, hi = card_extent(result, i)
         (x0, y0), (x1, y1) = np.maximum(lo, first), np.minimum(hi, end)
         mine = (result.owner[y0:max(y0, y1), x0:max(x0, x1)] == i).astype(np.uint8)
         ys, xs = np.nonzero(mine)
