@@ -26,8 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from cards import DECK, JOKER  # noqa: E402
 from tracker.bot import play_game  # noqa: E402
-from tracker.cards import DECK, JOKER  # noqa: E402
 from tracker.engine import EngineError, Game  # noqa: E402
 from tracker.events import (  # noqa: E402
     Attack,

@@ -8,8 +8,8 @@ import re
 import pytest
 from conftest import start
 
+from cards import DECK
 from tracker.alerts import CODES, ILLEGAL, WARNING
-from tracker.cards import DECK
 from tracker.engine import Game
 from tracker.events import parse_event
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tracker.cards import DECK, parse_card
+from cards import DECK
+from tracker.cards import parse_card
 from tracker.events import LogError, dump_log, parse_event, read_log
 
 GOOD = [

@@ -9,7 +9,7 @@ draws D[8 + N], so at turn N the top card is D[9 + N] until a reveal takes cards
 import pytest
 from conftest import start
 
-from tracker.cards import DECK
+from cards import DECK
 from tracker.engine import EngineError
 
 

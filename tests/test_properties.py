@@ -14,8 +14,9 @@ from collections import Counter
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from cards import DECK, JOKER
 from tracker.bot import play_game
-from tracker.cards import DECK, JOKER, parse_card
+from tracker.cards import parse_card
 from tracker.engine import EngineError, Game, other
 from tracker.events import (
     Attack,

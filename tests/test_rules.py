@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from conftest import start
 
-from tracker.cards import DECK, JOKER
+from cards import DECK, JOKER
 from tracker.engine import Game
 from tracker.events import parse_event
 

@@ -11,7 +11,8 @@ import itertools
 import random
 from collections.abc import Iterator
 
-from .cards import DECK, JOKER
+from cards import DECK, JOKER
+
 from .engine import Game, other
 from .events import Attack, EndTurn, Event, HeroPower, Mulligan, NewGame, Play
 from .heroes import Ability

@@ -13,8 +13,10 @@ import copy
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from cards import JOKER
+
 from .alerts import Alert, make_alert
-from .cards import JOKER, PLAYERS, parse_card
+from .cards import PLAYERS, parse_card
 from .effects import WORDS, Context
 from .events import (
     Attack,

@@ -13,7 +13,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
-from .cards import PLAYERS, CardError, check_card_id, is_token_id
+from cards import CardError, check_card_id
+
+from .cards import PLAYERS, is_token_id
 
 Player = Literal["p1", "p2"]
 Source = Literal["camera", "phone", "replay", "bot"]

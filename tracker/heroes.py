@@ -14,7 +14,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .cards import SPELL_RANKS, SUITS
+from cards import SUITS
+
+from .cards import SPELL_RANKS
 
 HEROES_DIR = Path(__file__).with_name("heroes")
 

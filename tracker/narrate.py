@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .cards import JOKER
+from cards import JOKER
+
 from .engine import Game
 from .events import (
     Attack,

@@ -9,7 +9,9 @@ have gone off but was not turned over.
 
 from __future__ import annotations
 
-from .cards import JOKER, parse_card
+from cards import JOKER
+
+from .cards import parse_card
 from .engine import Game, other
 from .events import Attack, Event, Play, SecretRevealed
 from .table import Minion
