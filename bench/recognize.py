@@ -39,11 +39,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from cards import JOKER
 from models.common import held_out_designs
 from models.detect_data import MIN_VISIBLE, ROLES, card_extent, marker_fans
 from models.detect_train import MAX_FAN, Scored, anchors_show, match_found, scene_record
 from models.threshold import STRAY_IOU
-from tracker.cards import JOKER, parse_card
+from tracker.cards import parse_card
 from vision.camera import FRAME_SIZES
 from vision.classify import MODEL as CLASSIFIER
 from vision.classify import UNKNOWN
