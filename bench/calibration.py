@@ -29,7 +29,7 @@ from calibration import (
     render_mat,
     table_to_view,
 )
-from vision.camera import FRAME_SIZES
+from vision import FRAME_SIZES
 
 TABLE = (900.0, 600.0)
 SIZES = tuple(FRAME_SIZES.values())

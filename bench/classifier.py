@@ -23,10 +23,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from models.common import held_out_designs
-from models.expert_train import CARD
-from models.synth import INPUT_PX
-from models.train import WIDTHS, make_data
+from models.classifier_data import INPUT_PX, WIDTHS, make_data
+from models.designs import held_out_designs
+from models.expert_data import CARD
 from vision.classify import MODEL, CardClassifier, ModelError, cut_sharpness
 
 BATCH = 500

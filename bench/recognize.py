@@ -40,19 +40,25 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cards import JOKER
-from models.common import held_out_designs
+from models.designs import held_out_designs
 from models.detect_data import MIN_VISIBLE, ROLES, card_extent, marker_fans
-from models.detect_train import MAX_FAN, Scored, anchors_show, match_found, scene_record
-from models.threshold import STRAY_IOU
+from models.evaluate import (
+    MAX_FAN,
+    STRAY_IOU,
+    Scored,
+    anchors_show,
+    match_found,
+    scene_record,
+)
 from tracker.cards import parse_card
-from vision.camera import FRAME_SIZES
+from vision import FRAME_SIZES
 from vision.classify import MODEL as CLASSIFIER
 from vision.classify import UNKNOWN
 from vision.detect import MODEL as DETECTOR
 from vision.detect import PILE_MODEL
-from vision.layout import random_scene
 from vision.pipeline import Recognizer
-from vision.render import RenderResult, render
+from vision.synth.layout import random_scene
+from vision.synth.render import RenderResult, render
 
 FULL_VIEW = 0.9  # a card this much in view can be read in full
 # where upright and sideways mean nothing: cards at any angle (a messy discard pile, the deck,

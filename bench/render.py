@@ -4,7 +4,7 @@ Prints the render time (median, p95) of random Hearthtop tables at 720p and 1080
 "cold" draws each scene's cards from the PNG cache on disk (a training worker that has just
 switched design), "warm" has them in memory, and "video" draws the same scene again
 (consecutive frames of a game video also share the warped table plane). Card art is
-extracted first and not timed (`python -m vision.cardart` does it once for good).
+extracted first and not timed (`python -m vision.synth.cardart` does it once for good).
 
     python bench/render.py [--scenes N] [--seed S] [--design NAME ...]
 """
@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cv2
 import numpy as np
 
-from vision import cardart
-from vision.camera import FRAME_SIZES
-from vision.render import clear_caches, random_scene, render
+from vision import FRAME_SIZES
+from vision.synth import cardart
+from vision.synth.render import clear_caches, random_scene, render
 
 
 def pin_to_one_core() -> str:

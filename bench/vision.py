@@ -23,10 +23,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from models.detect_data import MIN_VISIBLE
-from vision.camera import FRAME_SIZES
-from vision.layout import random_scene
+from vision import FRAME_SIZES
 from vision.pipeline import Recognizer
-from vision.render import render
+from vision.synth.layout import random_scene
+from vision.synth.render import render
 
 
 def scenes(size: tuple[int, int], count: int) -> list[np.ndarray]:

@@ -40,16 +40,16 @@ from vision.detect import (
     LONG_SIDE,
     MULTIPLE,
     STRIDE,
-    box_of_quad,
     encode_angle,
     input_to_cell,
     prepare,
 )
-from vision.layout import random_scene
-from vision.render import RenderResult, render
-from vision.scene import Scene
+from vision.geometry import box_of_quad
+from vision.synth.layout import random_scene
+from vision.synth.render import RenderResult, render
+from vision.synth.scene import Scene
 
-from .common import in_chunks
+from .data import in_chunks
 
 # pixels this close to the deepest of a card's visible part count as its ridge
 RIDGE_PX, RIDGE_SHARE = 1.5, 0.1
@@ -313,7 +313,7 @@ def make_detector_data(seed: int, designs: Sequence[str], count: int,
     """`count` scenes rendered at `image_size` from `designs`: images uint8 (N, H, W, 3) at
     the network's input size and their targets (see `_stack`). Made in chunks of CHUNK
     scenes, each from its own seed: the same seed gives the same data, any worker count.
-    `own_backs`: the share of scenes whose deck has a back of no design (`vision.backs`)."""
+    `own_backs`: the share of scenes whose deck has a back of no design (`vision.synth.backs`)."""
     return scenes_in_chunks(_chunk, seed, designs, count, image_size, workers, progress,
                             own_backs)
 

@@ -12,9 +12,10 @@ index corners of the card cut out at `SCALE` times the classifier's input, which
 `CardClassifier.sharpness` cuts anyway, and says the suit or the rank; the recognizer
 multiplies its opinion into the classifier's for the faces in clear view
 (`CardClassifier.decide`), and the thresholds are fitted behind both (`models.threshold`).
-The rank expert also learns the letters other decks print (V, D, R, 1: `synth.reletter`)
+The rank expert also learns the letters other decks print (V, D, R, 1: `classifier_data.reletter`)
 and corners with no rank at all, which leave it unsure among the courts and the ace.
-Same designs split, data and seeds as `models.train`.
+Same designs split, data and seeds as `models.classifier_train`; its data:
+`models.expert_data`.
 """
 
 from __future__ import annotations
@@ -27,69 +28,22 @@ import warnings
 from functools import partial
 from pathlib import Path
 
-import numpy as np
+from cards import SUITS
+from vision.classify import EXPERTS
 
-from vision.cardart import FACES, SUITS, variants
-from vision.classify import EXPERTS, SHARPNESS_SCALE
-
-from .common import in_chunks, kept, run_arguments, save_weights, start_training
-from .synth import INPUT_PX, RELETTERS, sample
-from .train import INDEX_CORNER, WIDTHS, fit_temperature, logits_of, softmax, train
+from .classifier_data import WIDTHS
+from .evaluate import fit_temperature, reading_figures, softmax
+from .expert_data import CARD, CORNER, make_data
+from .training import logits_of, run_arguments, save_weights, start_training, train_classifier
 
 MODELS = Path(__file__).parent
-SCALE = SHARPNESS_SCALE  # the card is cut out at this many times the classifier's input
-CARD = (SCALE * INPUT_PX[0], SCALE * INPUT_PX[1])  # width × height
-# an index corner, as the classifier's own corner view takes it
-CORNER = (round(CARD[0] * INDEX_CORNER[0]), round(CARD[1] * INDEX_CORNER[1]))
 BATCH = 128
-# the rank expert's other index letters: a deck's own, or none at all (guyenne's courts)
-RANK_LETTERS = {rank: (*letters, "") for rank, letters in RELETTERS.items()}
 
 
-def corners(cards: np.ndarray) -> np.ndarray:
-    """The two index corners of cards (N, H, W, 3 at CARD) side by side, (N, h, 2w, 3): the
-    top-left, and the bottom-right turned half round (upright, as the top-left)."""
-    w, h = CORNER
-    top_left = cards[:, :h, :w]
-    bottom_right = cards[:, -h:, -w:][:, ::-1, ::-1]
-    return np.ascontiguousarray(np.concatenate([top_left, bottom_right], axis=2))
 
 
-def batch(seed: int, designs: list[str], count: int, width_px: float | None = None,
-          reads: str = "suit", relettered: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-    """`count` faces over `designs`, as their corners (`corners`), and what they are (an index
-    in EXPERTS[reads].classes); `relettered`: the share of courts and aces whose index is
-    redrawn with another letter or erased (RANK_LETTERS)."""
-    kind = EXPERTS[reads]
-    rng = np.random.default_rng(seed)
-    cards = np.empty((count, CARD[1], CARD[0], 3), np.uint8)
-    labels = np.empty(count, np.int64)
-    for i in range(count):
-        design = designs[int(rng.integers(len(designs)))]
-        while True:
-            label = int(rng.integers(len(FACES)))
-            if variants(design, FACES[label]):
-                break
-        cards[i] = sample(rng, design, label, width_px, relettered, CARD, RANK_LETTERS)
-        labels[i] = kind.classes.index(kind.of_face(FACES[label]))
-    return corners(cards), labels
 
 
-def make_data(seed: int, designs: list[str], count: int, workers: int,
-              width_px: float | None = None, cache: Path | None = None, reads: str = "suit",
-              relettered: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-    def made() -> dict[str, np.ndarray]:
-        parts = in_chunks(batch, seed, count, 500, {"designs": designs, "width_px": width_px,
-                                                    "reads": reads, "relettered": relettered},
-                          workers, "data")
-        return {"images": np.concatenate([p[0] for p in parts]),
-                "labels": np.concatenate([p[1] for p in parts])}
-
-    key = [seed, sorted(designs), count, width_px, list(CARD)]
-    if reads != "suit" or relettered:  # the suit expert's earlier caches still match
-        key += [reads, relettered]
-    arrays = kept(cache, f"{reads}s", key, made)
-    return arrays["images"], arrays["labels"]
 
 
 def build_model(classes: int = len(SUITS)):  # -> torch.nn.Module (lazy torch: train extra)
@@ -146,12 +100,6 @@ def export(model, temperature: float, path: Path) -> None:
                           dynamic_axes={"cards": {0: "n"}, "probabilities": {0: "n"}})
 
 
-def _figures(probabilities: np.ndarray, labels: np.ndarray, classes: tuple[str, ...]) -> dict:
-    guess = probabilities.argmax(1)
-    pairs = {f"{classes[a]}->{classes[b]}": int(((labels == a) & (guess == b)).sum())
-             for a in range(len(classes)) for b in range(len(classes)) if a != b}
-    return {"n": len(labels), "top1": round(float((guess == labels).mean()), 4),
-            "confused": {pair: n for pair, n in sorted(pairs.items(), key=lambda p: -p[1]) if n}}
 
 
 def main() -> None:
@@ -178,8 +126,8 @@ def main() -> None:
     model = build_model(len(classes))
     started = time.perf_counter()
     # no half turns: the two corners of a half-turned card are the same two corners
-    train(model, images, labels, args.epochs, args.seed, args.lr, device=args.device,
-          batch=args.batch, half_turns=False)
+    train_classifier(model, images, labels, args.epochs, args.seed, args.lr,
+                     device=args.device, batch=args.batch, half_turns=False)
     train_seconds = time.perf_counter() - started
     model.cpu()
     temperature = fit_temperature(logits_of(model, cal_images), cal_labels)
@@ -190,13 +138,13 @@ def main() -> None:
         "classes": list(classes), "input_px": list(CARD), "corner_px": list(CORNER),
         "train_designs": train_designs, "calibration_designs": calibration_designs,
         "held_out_designs": held_designs,
-        "calibration": _figures(softmax(logits_of(model, cal_images), temperature),
-                                cal_labels, classes),
+        "calibration": reading_figures(softmax(logits_of(model, cal_images), temperature),
+                                       cal_labels, classes),
         "held_out": {}}
     for name, width in WIDTHS.items():
         test_images, test_labels = data(args.seed + 2, held_designs, args.eval, width_px=width)
-        report["held_out"][name] = _figures(softmax(logits_of(model, test_images), temperature),
-                                            test_labels, classes)
+        report["held_out"][name] = reading_figures(
+            softmax(logits_of(model, test_images), temperature), test_labels, classes)
     export(model, temperature, args.out)
     save_weights(model, args.out)
     report["onnx_bytes"] = args.out.stat().st_size

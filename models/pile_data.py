@@ -13,10 +13,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vision.detect import box_of_quad, iou_matrix
-from vision.layout import random_scene
+from vision.geometry import box_of_quad, iou_matrix
 from vision.piles import pile_crop, piles
-from vision.render import render
+from vision.synth.layout import random_scene
+from vision.synth.render import render
 
 from .detect_data import MIN_VISIBLE, SceneTargets, _stack, scenes_in_chunks, view_targets
 
@@ -26,7 +26,7 @@ SIZE_JITTER = 0.07  # log of the card size a first pass gives
 
 
 def crops_of_scene(rng: np.random.Generator, result) -> list[SceneTargets]:
-    """Crops of one rendered scene (`vision.render.RenderResult`) and their targets."""
+    """Crops of one rendered scene (`vision.synth.render.RenderResult`) and their targets."""
     shown = [i for i, c in enumerate(result.cards) if c.visible >= MIN_VISIBLE]
     if not shown:
         return []

@@ -4,7 +4,7 @@
     python -m models.pile_train --scenes 5000 --epochs 8 --init models/card_detector.pt
                                   # writes models/pile_detector.onnx and its .json report
 
-The detector's network and targets (`models.detect_train`, `models.detect_data`) on square
+The detector's network and targets (`models.scene_training`, `models.detect_data`) on square
 crops around piles (`models.pile_data`), where a card's short side is `vision.piles.CARD_PX`
 px: about the frame's own pixels at 720p, two and a half times what the detector sees. It
 starts from the detector's weights. Designs are split as for the detector: the score
@@ -14,10 +14,14 @@ on crops of the held-out families at 720p and 1080p. Reproducible from the seed.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from vision.piles import CARD_PX, CORE_MARGIN, CROWDED_IOU, INPUT_PX
 
-from .detect_train import MODELS, gmacs, scene_training_arguments, train_on_scenes, write_model
 from .pile_data import make_pile_data
+from .scene_training import gmacs, scene_training_arguments, train_on_scenes, write_model
+
+MODELS = Path(__file__).parent
 
 
 def main() -> None:

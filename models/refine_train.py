@@ -5,10 +5,9 @@
                                   # writes models/card_refiner.onnx and its .json report
     python -m models.refine_train --measure-only   # its figures again, on a new detector
 
-Samples are the cards the shipped detector finds in rendered table scenes of the training
-designs, cut out around its quads, so the errors it learns to undo are the detector's own;
-as many again are cut out around the true outline moved at random, for the smaller errors
-of a second pass. The figures are on scenes of the held-out designs: how far the corners
+Samples are the shipped detector's cuts of rendered table scenes of the training designs
+(`models.refine_data`). The figures are on scenes of the held-out designs
+(`models.evaluate.outline_rows`): how far the corners
 are from the true ones before and after, the overlap with the true outline, and how often
 the classifier names a face-up card in full view right from each outline.
 """
@@ -23,87 +22,24 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.camera import FRAME_SIZES
-from vision.classify import CardClassifier
-from vision.detect import CardDetector, iou_matrix, polygon_iou
-from vision.layout import random_scene
-from vision.rectify import portrait_orders
-from vision.refine import CROP_PX, MARGIN, crop_warps, cut_out, offsets_of
-from vision.render import render
+from vision.refine import CROP_PX, MARGIN
 
-from .common import (
+from .data import in_chunks, progress_bar
+from .evaluate import outline_figures, outline_rows
+from .refine_data import JITTER, MAX_SHIFT, make_data
+from .training import (
     as_input,
     batch_indices,
-    in_chunks,
-    kept,
     load_weights,
     on_device,
-    progress_bar,
     run_arguments,
     save_weights,
     start_training,
     train_mode,
 )
-from .detect_data import MIN_VISIBLE
-from .detect_train import match
 
 MODELS = Path(__file__).parent
-SIZES = tuple(FRAME_SIZES.values())  # alternating, scene by scene
-CHUNK = 25  # scenes a parallel job
-MAX_SHIFT = 0.5  # card widths: a detection further off than this is a wrong match
-JITTER = (0.01, 0.08)  # card widths: the spread of the random moves of true corners
 BATCH = 128
-
-
-def scene_cards(seed: int, k: int, designs: list[str], detector: CardDetector) -> tuple:
-    """One rendered scene, the shipped detector's quads and the true cards they matched."""
-    rng = np.random.default_rng(seed * 1000 + k)
-    result = render(random_scene(rng, designs=designs, image_size=SIZES[k % 2]))
-    obs = detector.detect(result.image)
-    cards = [c for c in result.cards if c.visible > 0]
-    truth = np.float32([c.quad for c in cards]).reshape(-1, 4, 2)
-    visible = np.float32([c.visible for c in cards])
-    took, _ = match(np.argsort(-obs.extra["score"], kind="stable"),
-                    iou_matrix(obs.quads, truth), visible >= MIN_VISIBLE)
-    found = np.nonzero(took >= 0)[0]
-    return result, obs.quads[found], [cards[i] for i in took[found]], rng
-
-
-def make_refiner_data(seed: int, count: int, designs: list[str]) -> tuple:
-    """Cut-outs (n, H, W, 3) uint8 and their corner offsets (n, 8) from `count` scenes."""
-    detector = CardDetector()
-    cuts, offsets = [], []
-    for k in range(count):
-        result, quads, cards, rng = scene_cards(seed, k, designs, detector)
-        if not cards:
-            continue
-        truth = np.float32([c.quad for c in cards])
-        portrait = portrait_orders(truth)
-        width = np.linalg.norm(portrait[:, 1] - portrait[:, 0], axis=1)[:, None, None]
-        spread = rng.uniform(*JITTER, (len(cards), 1, 1)) * width
-        moved = (truth + rng.normal(0, 1, truth.shape) * spread
-                 + rng.normal(0, 0.5, (len(cards), 1, 2)) * spread)
-        for start in (quads, moved.astype(np.float32)):
-            warps = crop_warps(portrait_orders(start))
-            target = offsets_of(truth, warps)
-            keep = np.abs(target).max(axis=1) <= MAX_SHIFT
-            cuts.append(cut_out(result.image, warps[keep]))
-            offsets.append(target[keep])
-    return (np.concatenate(cuts) if cuts else np.zeros((0, CROP_PX[1], CROP_PX[0], 3), np.uint8),
-            np.concatenate(offsets) if offsets else np.zeros((0, 8), np.float32))
-
-
-def make_data(seed: int, designs: list[str], scenes: int, workers: int,
-              cache: Path | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Cut-outs and their corners' offsets, kept in `cache` if given (`common.kept`)."""
-    def made() -> dict[str, np.ndarray]:
-        parts = in_chunks(make_refiner_data, seed, scenes, CHUNK, {"designs": designs},
-                          workers, "scenes")
-        return {"cuts": np.concatenate([p[0] for p in parts]),
-                "offsets": np.concatenate([p[1] for p in parts])}
-
-    arrays = kept(cache, "refiner", [seed, sorted(designs), scenes], made)
-    return arrays["cuts"], arrays["offsets"]
 
 
 def build_model():  # -> torch.nn.Module (torch is imported lazily: the train extra)
@@ -183,66 +119,19 @@ def export(model, path: Path) -> None:
                       dynamic_axes={"cuts": {0: "n"}, "offsets": {0: "n"}})
 
 
-def corner_error(quads: np.ndarray, truth: np.ndarray) -> np.ndarray:
-    """Each card's mean corner distance to the true outline, in card widths."""
-    offsets = offsets_of(truth, crop_warps(portrait_orders(quads)))
-    return np.linalg.norm(offsets.reshape(-1, 4, 2), axis=2).mean(axis=1)
 
 
-def evaluate(seed: int, count: int, designs: list[str], refiner_path: str) -> list[dict]:
-    """For every card found in `count` held-out scenes: the corner error and overlap of the
-    detector's outline, of the refined one after each pass, and the classifier's best class
-    from each (face-up cards in full view)."""
-    from vision.refine import CardRefiner
-
-    detector, classifier = CardDetector(), CardClassifier()
-    refiner = CardRefiner(Path(refiner_path))
-    passes, refiner.passes = refiner.passes, 1
-    rows = []
-    for k in range(count):
-        result, quads, cards, _ = scene_cards(seed, k, designs, detector)
-        if not cards:
-            continue
-        truth = np.float32([c.quad for c in cards])
-        outlines = {"detector": portrait_orders(quads)}
-        for p in range(1, max(passes, 2) + 1):
-            outlines[f"pass {p}"] = refiner.refine(result.image, outlines[list(outlines)[-1]])
-        outlines["truth"] = truth
-        read = {name: classifier.classify_quads(result.image, list(q))
-                for name, q in outlines.items()}
-        for i, card in enumerate(cards):
-            row = {"full_face": bool(card.face_up and card.visible >= 0.95)}
-            for name, q in outlines.items():
-                row[name] = {"error": float(corner_error(q[i:i + 1], truth[i:i + 1])[0]),
-                             "iou": polygon_iou(q[i], truth[i]),
-                             "right": read[name][i].best == card.card}
-            rows.append(row)
-    return rows
 
 
-def summarise(rows: list[dict]) -> dict:
-    out = {"cards": len(rows), "full_view_faces": sum(r["full_face"] for r in rows)}
-    for name in rows[0]:
-        if name == "full_face":
-            continue
-        error = np.array([r[name]["error"] for r in rows])
-        iou = np.array([r[name]["iou"] for r in rows])
-        right = np.array([r[name]["right"] for r in rows if r["full_face"]])
-        out[name] = {"corner_error_median": round(float(np.median(error)), 4),
-                     "corner_error_p90": round(float(np.percentile(error, 90)), 4),
-                     "iou_median": round(float(np.median(iou)), 4),
-                     "iou_p10": round(float(np.percentile(iou, 10)), 4),
-                     "full_view_faces_top1": round(float(right.mean()), 4)}
-    return out
 
 
 def measure(out: Path, seed: int, scenes: int, workers: int, held_designs: list[str]) -> dict:
     """The figures of the refiner at `out` on held-out scenes, written into its report."""
-    parts = in_chunks(evaluate, seed + 2, scenes, 10,
+    parts = in_chunks(outline_rows, seed + 2, scenes, 10,
                       {"designs": held_designs, "refiner_path": str(out)}, workers, "held out")
     report_path = out.with_suffix(".json")
     report = json.loads(report_path.read_text())
-    report["held_out"] = summarise([row for part in parts for row in part])
+    report["held_out"] = outline_figures([row for part in parts for row in part])
     report_path.write_text(json.dumps(report, indent=2) + "\n")
     return report["held_out"]
 

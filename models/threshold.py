@@ -33,23 +33,22 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.camera import FRAME_SIZES
-from vision.cardart import FACES, SUITS
-from vision.classify import BACK, NO_CARD
+from cards import BACK, DECK, SUITS
+from vision import FRAME_SIZES
 from vision.classify import MODEL as CLASSIFIER
+from vision.classify import NO_CARD
 from vision.detect import MODEL as DETECTOR
-from vision.detect import iou_matrix
-from vision.layout import random_scene
+from vision.geometry import iou_matrix
 from vision.pipeline import Recognizer
-from vision.render import render
+from vision.synth.layout import random_scene
+from vision.synth.render import render
 
-from .common import in_chunks, split_designs
-from .detect_train import match_found
-from .train import MAX_CONFIDENT_ERRORS, pick_threshold
+from .data import in_chunks
+from .designs import split_designs
+from .evaluate import MAX_CONFIDENT_ERRORS, STRAY_IOU, match_found, pick_threshold
 
 SIZES = tuple(FRAME_SIZES.values())  # alternating, scene by scene
 CHUNK = 10  # scenes a parallel job
-STRAY_IOU = 0.1  # a detection overlapping no card by more than this lies on no card
 # the detector's score a name needs (one for faces, one for backs) is one of these
 SCORE_GRID = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
 # A suit's threshold never goes under this: below it the model itself says one name in ten is
@@ -94,7 +93,7 @@ def detector_cuts(seed: int, count: int, designs: list[str], classifier: str,
 
 def suit_index(card: str) -> int:
     """A face's suit as its index in SUITS; -1 for the joker, a back or no card."""
-    return SUITS.index(card[-1]) if card in FACES else -1
+    return SUITS.index(card[-1]) if card in DECK else -1
 
 
 def fit(rows: np.ndarray, trained: float) -> tuple[dict[str, float], np.ndarray]:

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.cardart import RANKS
+from cards import RANKS
 from vision.classify import (
     BACK,
     EXPERTS,
@@ -20,9 +20,9 @@ from vision.classify import (
     ModelError,
     Prediction,
 )
-from vision.layout import random_scene
 from vision.pipeline import Recognizer
-from vision.render import render
+from vision.synth.layout import random_scene
+from vision.synth.render import render
 
 REPORT = json.loads(MODEL.with_suffix(".json").read_text())
 

@@ -4,14 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.detect import (
-    group_by_votes,
-    in_clear_view,
-    iou_matrix,
-    orientations,
-    quads_of_boxes,
-    rotated_nms,
-)
+from vision.detect import group_by_votes, in_clear_view, orientations
+from vision.geometry import iou_matrix, quads_of_boxes, rotated_nms
 from vision.observation import SIDEWAYS, UPRIGHT
 
 

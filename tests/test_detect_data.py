@@ -7,26 +7,24 @@ import numpy as np
 import pytest
 
 from models.detect_data import MIN_VISIBLE, ROLES, make_detector_data, scene_targets
-from models.detect_train import Scored, anchors_show, match, scene_record
-from vision.camera import Camera, fit_distance
+from models.evaluate import Scored, anchors_show, match, scene_record
 from vision.detect import (
     Boxes,
     CardDetector,
-    box_of_quad,
     decode,
     decode_angle,
     encode_angle,
     input_to_cell,
     letterbox,
-    polygon_iou,
     prepare,
-    quads_of_boxes,
 )
-from vision.layout import random_scene
-from vision.photometric import Photometric
-from vision.render import render
-from vision.scene import PlacedCard, Scene
-from vision.textures import Background
+from vision.geometry import box_of_quad, polygon_iou, quads_of_boxes
+from vision.synth.camera import Camera, fit_distance
+from vision.synth.layout import random_scene
+from vision.synth.photometric import Photometric
+from vision.synth.render import render
+from vision.synth.scene import PlacedCard, Scene
+from vision.synth.textures import Background
 
 DESIGN = "simplistic"  # quick to draw
 GREY = (128, 128, 128)

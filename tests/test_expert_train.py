@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.expert_train import CARD, CORNER, RANK_LETTERS, batch, corners
-from models.synth import CARD_CLASSES, sample
-from vision.cardart import FACES, SUITS
-from vision.classify import EXPERTS
+from cards import DECK, SUITS
+from models.classifier_data import sample
+from models.expert_data import CARD, CORNER, RANK_LETTERS, batch, corners
+from vision.classify import CLASSES, EXPERTS
 
 
 def test_samples_are_both_corners_of_a_face_with_its_suit_and_reproducible():
@@ -31,7 +31,7 @@ def test_a_court_can_be_drawn_with_another_index_letter_or_none():
     # the rank expert learns V, D, R, 1 and corners with no rank: only the index changes
     def queen(letter: str) -> np.ndarray:
         rng = np.random.default_rng(2)
-        return sample(rng, "anglo", CARD_CLASSES.index("QS"), 130.0, relettered=1.0,
+        return sample(rng, "anglo", CLASSES.index("QS"), 130.0, relettered=1.0,
                       input_px=CARD, letters={"Q": (letter,)}).astype(int)
 
     erased, dame = queen(""), queen("D")
@@ -44,4 +44,4 @@ def test_a_court_can_be_drawn_with_another_index_letter_or_none():
 
 def test_each_expert_reads_a_face_as_the_classifier_weighs_it():
     for name, kind in EXPERTS.items():
-        assert sorted({kind.of_face(face) for face in FACES}) == sorted(kind.classes), name
+        assert sorted({kind.of_face(face) for face in DECK}) == sorted(kind.classes), name

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.layout import random_scene
 from vision.memory import CardMemory, PileMemory, thumbnails
 from vision.pipeline import Recognizer
-from vision.render import render
+from vision.synth.layout import random_scene
+from vision.synth.render import render
 
 
 def _cards(seed: int, n: int) -> np.ndarray:

@@ -13,12 +13,13 @@ import numpy as np
 import pytest
 
 from companion_api.cli import main
-from models.common import HELD_OUT_FAMILIES
-from vision.cardart import get_design, list_designs
-from vision.detect import PHOTO_ZOOMS, polygon_iou
-from vision.layout import random_scene
+from models.designs import HELD_OUT_FAMILIES
+from vision.detect import PHOTO_ZOOMS
+from vision.geometry import polygon_iou
 from vision.pipeline import Recognizer
-from vision.render import render
+from vision.synth.cardart import get_design, list_designs
+from vision.synth.layout import random_scene
+from vision.synth.render import render
 
 HELD_OUT = [d for d in list_designs() if get_design(d).family in HELD_OUT_FAMILIES]
 

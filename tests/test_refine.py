@@ -5,12 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models.common import HELD_OUT_FAMILIES
-from models.detect_train import match
-from models.refine_train import corner_error
-from vision.cardart import get_design, list_designs
-from vision.detect import CardDetector, iou_matrix
-from vision.layout import random_scene
+from models.designs import HELD_OUT_FAMILIES
+from models.evaluate import corner_error, match
+from vision.detect import CardDetector
+from vision.geometry import iou_matrix
 from vision.rectify import portrait_orders
 from vision.refine import (
     CardRefiner,
@@ -20,7 +18,9 @@ from vision.refine import (
     offsets_of,
     quads_of_offsets,
 )
-from vision.render import render
+from vision.synth.cardart import get_design, list_designs
+from vision.synth.layout import random_scene
+from vision.synth.render import render
 
 HELD_OUT = [d for d in list_designs() if get_design(d).family in HELD_OUT_FAMILIES]
 

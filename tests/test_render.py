@@ -13,14 +13,15 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import cardart
-from vision.backs import procedural_back
-from vision.camera import Camera, fit_distance, project
-from vision.hands import Hand
-from vision.photometric import Photometric
-from vision.render import random_scene, render
-from vision.scene import SIDEWAYS, UPRIGHT, PlacedCard, Scene
-from vision.textures import Background, texture
+from cards import BACK, DECK
+from vision.synth import cardart
+from vision.synth.backs import procedural_back
+from vision.synth.camera import Camera, fit_distance, project
+from vision.synth.hands import Hand
+from vision.synth.photometric import Photometric
+from vision.synth.render import random_scene, render
+from vision.synth.scene import SIDEWAYS, UPRIGHT, PlacedCard, Scene
+from vision.synth.textures import Background, texture
 
 # Two small, quick-to-draw designs, one of each id scheme (club_1 and 1_club).
 GNOME, KDE = "simplistic", "kde-standard"
@@ -78,8 +79,8 @@ def test_catalogue_finds_at_least_20_french_designs_with_all_52_faces_and_a_back
     assert len(designs) >= 20
     for name in designs:
         elements = cardart.card_elements(name)
-        assert all(card in elements for card in cardart.FACES), name
-        assert cardart.BACK in elements, name
+        assert all(card in elements for card in DECK), name
+        assert BACK in elements, name
     assert not set(designs) & set(cardart.EXCLUDED)
     assert {cardart.get_design(d).scheme for d in designs} == {"gnome", "kde"}
 
@@ -99,7 +100,7 @@ def test_card_art_has_a_white_opaque_face_and_soft_rounded_corners():
 
 
 def test_extraction_caches_every_card_and_skips_what_is_cached(card_cache: Path):
-    for card in (*cardart.FACES, cardart.BACK):
+    for card in (*DECK, BACK):
         assert cardart.card_path(KDE, card).exists()
     assert cardart.extract([KDE], workers=2, progress=False) < 1.0  # nothing left to draw
 
@@ -123,8 +124,8 @@ def test_a_card_quad_is_where_its_pixels_are():
 def test_a_face_down_card_shows_the_back():
     result = render(one_card_scene([PlacedCard("7H", (450, 300), 8, face_up=False)]))
     label = result.cards[0]
-    assert (label.card, label.identity, label.face_up) == (cardart.BACK, "7H", False)
-    back, face = cardart.load_card(GNOME, cardart.BACK), cardart.load_card(GNOME, "7H")
+    assert (label.card, label.identity, label.face_up) == (BACK, "7H", False)
+    back, face = cardart.load_card(GNOME, BACK), cardart.load_card(GNOME, "7H")
     seen = unwarp(result.image, label.quad, (back.shape[1], back.shape[0]))
     assert correlation(seen, over_grey(back)) > 0.95
     assert correlation(seen, over_grey(face)) < 0.5
@@ -139,7 +140,7 @@ def test_a_deck_with_its_own_back_shows_it_face_down_and_its_faces_as_ever():
     down, up = result.cards
     seen = unwarp(result.image, down.quad, (own.shape[1], own.shape[0]))
     assert correlation(seen, over_grey(own)) > 0.9  # a fine pattern, softened by the warp
-    assert correlation(seen, over_grey(cardart.load_card(GNOME, cardart.BACK))) < 0.5
+    assert correlation(seen, over_grey(cardart.load_card(GNOME, BACK))) < 0.5
     face = cardart.load_card(GNOME, "7H")
     assert correlation(unwarp(result.image, up.quad, (face.shape[1], face.shape[0])),
                        over_grey(face)) > 0.95
@@ -250,7 +251,7 @@ def test_random_table_labels_match_their_pixels():
 
 def test_labels_json_and_the_command_line(tmp_path: Path):
     out = tmp_path / "scene.png"
-    subprocess.run([sys.executable, "-m", "vision.render", "--seed", "3", "--out", str(out),
+    subprocess.run([sys.executable, "-m", "vision.synth.render", "--seed", "3", "--out", str(out),
                     "--design", GNOME], check=True, capture_output=True,
                    cwd=Path(__file__).resolve().parents[1], env=dict(os.environ))
     image = cv2.imread(str(out))

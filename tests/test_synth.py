@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.synth import CLASSES, INPUT_PX, batch, no_card, reletter
-from vision.backs import procedural_back
-from vision.cardart import CARD_CLASSES, load_card
+from models.classifier_data import INPUT_PX, LABELS, batch, no_card, reletter
+from vision.classify import CLASSES
 from vision.rectify import rectify
+from vision.synth.backs import procedural_back
+from vision.synth.cardart import load_card
 
 
 def test_samples_have_the_input_size_valid_labels_and_are_reproducible():
     images, labels = batch(3, ["simplistic"], 12)
     assert images.shape == (12, INPUT_PX[1], INPUT_PX[0], 3) and images.dtype == np.uint8
-    assert all(0 <= label < len(CARD_CLASSES) for label in labels)
+    assert all(0 <= label < len(CLASSES) for label in labels)
     again, labels_again = batch(3, ["simplistic"], 12)
     assert np.array_equal(images, again) and np.array_equal(labels, labels_again)
     assert not np.array_equal(images, batch(4, ["simplistic"], 12)[0])
@@ -21,7 +22,7 @@ def test_samples_have_the_input_size_valid_labels_and_are_reproducible():
 
 def test_no_card_samples_are_their_own_class_and_cost_no_draw_when_not_asked_for():
     images, labels = batch(3, ["simplistic"], 40, no_cards=0.5)
-    nothing = labels == CLASSES.index("NONE")
+    nothing = labels == LABELS.index("NONE")
     assert 8 <= nothing.sum() <= 32 and images.shape[1:] == (INPUT_PX[1], INPUT_PX[0], 3)
     assert np.array_equal(batch(3, ["simplistic"], 12, no_cards=0.0)[0],
                           batch(3, ["simplistic"], 12)[0])
@@ -29,7 +30,7 @@ def test_no_card_samples_are_their_own_class_and_cost_no_draw_when_not_asked_for
     samples = np.float32([no_card(rng, 130.0) for _ in range(12)])
     assert samples.std(axis=(1, 2, 3)).min() > 2  # a table, a hand, a hero card: not blank
     # no card shows in them: none matches a card's art as its own samples do (0.4-0.7)
-    best = [max(_match(s, c) for c in CARD_CLASSES[:52:4]) for s in samples.astype(np.uint8)]
+    best = [max(_match(s, c) for c in CLASSES[:52:4]) for s in samples.astype(np.uint8)]
     assert max(best) < 0.35
 
 
@@ -52,11 +53,11 @@ def test_a_large_sharp_sample_matches_its_own_card_best():
     rng = np.random.default_rng(0)
     misses = []
     for image, label in zip(images, labels, strict=True):
-        own = _match(image, CARD_CLASSES[label])
-        others = [_match(image, CARD_CLASSES[i]) for i in rng.choice(52, 6, replace=False)
+        own = _match(image, CLASSES[label])
+        others = [_match(image, CLASSES[i]) for i in rng.choice(52, 6, replace=False)
                   if i != label]
         if own <= max(others):
-            misses.append((CARD_CLASSES[label], own, max(others)))
+            misses.append((CLASSES[label], own, max(others)))
     assert len(misses) <= 1, misses
 
 

@@ -26,15 +26,19 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .cardart import FACES, JOKER, RANKS, SUITS
+from cards import BACK, DECK, JOKER, RANKS, SUITS
+
 from .rectify import portrait_orders, rectify
 from .runtime import ModelError, load_model
 
-__all__ = ["BACK", "MODEL", "NO_CARD", "UNKNOWN", "CardClassifier", "ModelError", "Prediction"]
+__all__ = ["BACK", "CLASSES", "MODEL", "NO_CARD", "UNKNOWN", "CardClassifier", "ModelError",
+           "Prediction"]
 
 UNKNOWN = "UNKNOWN"
-BACK = "BACK"
 NO_CARD = "NONE"  # what the detector outlined is no card (a hero card, a hand): dropped
+# The classifier's classes in the order of its outputs: the shipped models' output indices
+# mean these (a model taught no card has NO_CARD after them). Training labels by them too.
+CLASSES: tuple[str, ...] = (*DECK, JOKER, BACK)
 MODEL = Path(__file__).resolve().parents[1] / "models" / "card_classifier.onnx"
 # The detector's face-up probability is held to odds of at most 1:SIDE_ODDS either way, so
 # that neither expert alone can make a confident answer out of the other's doubt. On a card
@@ -56,7 +60,7 @@ class ExpertKind:
     """What an index expert (`models.expert_train`) reads of a face, and from what sharpness."""
 
     classes: tuple[str, ...]
-    of_face: Callable[[str], str]  # which of the classes a face (a FACES id) is
+    of_face: Callable[[str], str]  # which of the classes a face (one of DECK) is
     min_sharpness: float  # a card less sharp is left to the classifier alone
 
 
@@ -66,7 +70,7 @@ class ExpertKind:
 # A rank's letters and figures outlast blur: on held-out samples the rank expert mends
 # blurred cards as it does sharp ones (top-1 at 1080p 97.6 % read at every card, 97.2 %
 # at the sharp ones alone), with no confident misreading more.
-EXPERTS = {"suit": ExpertKind(tuple(SUITS), lambda face: face[-1], 0.3),
+EXPERTS = {"suit": ExpertKind(SUITS, lambda face: face[-1], 0.3),
            "rank": ExpertKind(RANKS, lambda face: face[:-1], 0.0)}
 
 
@@ -106,7 +110,7 @@ class CardClassifier:
         # for each expert, each class's own class in the expert's eyes (its suit, its rank),
         # -1 for the joker, a back and no card
         self.expert_class_of = {
-            name: np.array([kind.classes.index(kind.of_face(c)) if c in FACES else -1
+            name: np.array([kind.classes.index(kind.of_face(c)) if c in DECK else -1
                             for c in self.classes])
             for name, kind in EXPERTS.items()}
         # the detector's score a face needs to be named, and a back (what is no card, a hero

@@ -8,7 +8,7 @@ Two packages ship one SVG a design, with an element per card:
 is cropped to the card's opaque body), given an opaque face, and cached under
 `$HEARTHTOP_CACHE/cards/<design>/<id>.png` (default `~/.cache/hearthtop/cards/...`),
 outside the repository: the 40 designs are ~2200 PNGs, ~65 MB, drawn in 4-6 minutes on
-two cores (`python -m vision.cardart`); a card is ~0.1-0.3 s of rsvg-convert, most of it
+two cores (`python -m vision.synth.cardart`); a card is ~0.1-0.3 s of rsvg-convert, most of it
 parsing the design's SVG, so a scene's missing cards can also be drawn on first use.
 """
 
@@ -34,12 +34,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-SUITS = "SHDC"
-RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
-FACES: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)  # the 52 faces
-JOKER = "JK"
-BACK = "BACK"
-CARD_CLASSES: tuple[str, ...] = (*FACES, JOKER, BACK)
+from cards import BACK, DECK, JOKER
 
 # Rendered card height in pixels. A card fills ~70-150 px of a 720p-1080p table view, so
 # 360 px leaves headroom for close-ups while a design stays ~1.5 MB on disk.
@@ -166,7 +161,7 @@ def card_elements(design: str) -> dict[str, tuple[str, ...]]:
     d = get_design(design)
     ids = _svg_ids(d.path)
     out: dict[str, tuple[str, ...]] = {}
-    for card in FACES:
+    for card in DECK:
         el = _face_element(d.scheme, card)
         if el in ids:
             out[card] = (el,)
@@ -195,7 +190,7 @@ def list_designs() -> list[str]:
 
 
 def _has_all_faces(name: str) -> bool:
-    return all(c in card_elements(name) for c in FACES)
+    return all(c in card_elements(name) for c in DECK)
 
 
 def cache_root() -> Path:
@@ -354,7 +349,7 @@ _CHECKED: set[Path] = set()  # cache folders whose meta.json matches this render
 
 def load_card(design: str, card: str, variant: int = 0) -> np.ndarray:
     """A card image, BGRA uint8 (opaque face, soft alpha at the rounded corners), rendered
-    and cached on first use. `card` is one of CARD_CLASSES."""
+    and cached on first use. `card` is a card id (`cards`: one of DECK, JOKER) or BACK."""
     key = (design, card, variant)
     img = _LOADED.get(key)
     if img is not None:

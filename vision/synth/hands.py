@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.camera import project, px_per_mm
+from vision.synth.camera import project, px_per_mm
 
 SKIN_TONES: tuple[tuple[int, int, int], ...] = (  # BGR
     (170, 195, 235), (150, 180, 225), (120, 160, 215), (105, 140, 190),

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.backs import procedural_back
+from vision.synth.backs import procedural_back
 
 BGR = tuple[int, int, int]
 
@@ -132,7 +132,7 @@ def _fabric(bg: Background, rng: np.random.Generator, shape: tuple[int, int],
 
 def _pattern(rng: np.random.Generator, shape: tuple[int, int], ppm: float,
              repeat_mm: float) -> np.ndarray:
-    """A printed cloth or mat: the inside of a card back of no design (`vision.backs`), one
+    """A printed cloth or mat: the inside of a card back of no design (`vision.synth.backs`), one
     repeat `repeat_mm` wide, mirrored from repeat to repeat so that no seam draws an edge."""
     h, w = shape
     art = procedural_back(rng)[:, :, :3]

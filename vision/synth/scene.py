@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision import cardart
-from vision.camera import Camera
-from vision.hands import Hand
-from vision.photometric import Photometric
-from vision.textures import Background
+from cards import DECK
+from vision.synth import cardart
+from vision.synth.camera import Camera
+from vision.synth.hands import Hand
+from vision.synth.photometric import Photometric
+from vision.synth.textures import Background
 
 CARD_HEIGHT_MM = 88.0  # the long side of every card; its width follows the design's art
 
@@ -71,13 +72,13 @@ class Scene:
     camera: Camera = field(default_factory=Camera)
     photometric: Photometric = field(default_factory=Photometric)
     back_variant: int = 0  # which of the design's backs this deck has
-    # a back of no design (BGRA, `vision.backs`) this deck has instead of the design's own
+    # a back of no design (BGRA, `vision.synth.backs`) this deck has instead of the design's own
     back: np.ndarray | None = None
 
 
 def card_size_mm(design: str) -> tuple[float, float]:
     """(width, height) of this design's cards: 88 mm tall, as wide as its art says."""
-    img = cardart.load_card(design, cardart.FACES[0])
+    img = cardart.load_card(design, DECK[0])
     return CARD_HEIGHT_MM * img.shape[1] / img.shape[0], CARD_HEIGHT_MM
 
 

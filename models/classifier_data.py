@@ -8,29 +8,43 @@ out again along a wrong quadrilateral (the detector is never exact, in place nor
 and rectified to the classifier's input size. A share of the card backs are drawn at
 random (`procedural_back`): a group's own deck has a back no design here has, and BACK must
 still mean "no index". A share of training samples can be no card at all (`no_card`,
-`models.train --no-card`): what the detector outlines where no card lies, a hero card, a
-phone or a notepad, a hand, bare table, labelled NO_CARD, so that BACK need not mean "no
-index" for them too.
-Training cards of the courts and aces can be relettered (`reletter`, `models.train
---relettered`): decks print V, B or F for the jack, D for the queen, R for the king and 1 for
-the ace, not all of which any training design does. The shipped model was trained without.
+`models.classifier_train --no-card`): what the detector outlines where no card lies, a hero
+card, a phone or a notepad, a hand, bare table, labelled NO_CARD, so that BACK need not mean
+"no index" for them too.
+Training cards of the courts and aces can be relettered (`reletter`,
+`models.classifier_train --relettered`): decks print V, B or F for the jack, D for the queen,
+R for the king and 1 for the ace, not all of which any training design does. The shipped
+model was trained without.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
 
-from vision.backs import procedural_back
-from vision.cardart import CARD_CLASSES, load_card, variants
-from vision.classify import NO_CARD
-from vision.hands import SKIN_TONES, Hand, draw_hand
-from vision.layout import clutter, hero_card, surface
+from cards import BACK
+from vision.classify import CLASSES, NO_CARD
 from vision.rectify import CARD_PX, portrait_order, rectify
-from vision.textures import texture
+from vision.synth.backs import procedural_back
+from vision.synth.cardart import load_card, variants
+from vision.synth.hands import SKIN_TONES, Hand, draw_hand
+from vision.synth.layout import clutter, hero_card, surface
+from vision.synth.textures import texture
+
+from .data import in_chunks, kept
 
 INPUT_PX = CARD_PX  # classifier input, width × height (a card is 63 × 88 mm)
-CLASSES = (*CARD_CLASSES, NO_CARD)  # the outputs of a classifier taught no card (`no_card`)
+# A sample's label is its index here: the classifier's classes, then no card (taught only
+# with `models.classifier_train --no-card`: `no_card`)
+LABELS = (*CLASSES, NO_CARD)
+# the card widths in the frame the held-out figures are measured at
+WIDTHS = {"close-up (200 px)": 200.0, "1080p (130 px)": 130.0, "720p (85 px)": 85.0,
+          "far (55 px)": 55.0}
+# the share of a card's width and height the classifier's corner view takes (cut inside its
+# network; the index experts' corners are cut alike)
+INDEX_CORNER = (0.34, 0.30)
 
 
 def _background(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
@@ -212,7 +226,7 @@ def _occlude(rng: np.random.Generator, canvas: np.ndarray, quad: np.ndarray,
     spot = centre + (edge - centre) * rng.uniform(0.6, 1.6)
     width = np.linalg.norm(quad[1] - quad[0])
     if rng.random() < 0.6:
-        other = CARD_CLASSES[int(rng.integers(len(CARD_CLASSES)))]
+        other = CLASSES[int(rng.integers(len(CLASSES)))]
         if variants(design, other):
             _paste(canvas, load_card(design, other), _card_quad(rng, width, spot))
             return
@@ -229,8 +243,8 @@ def sample(rng: np.random.Generator, design: str, label: int,
     """One classifier input (`input_px`, BGR uint8) of card class `label` in `design`;
     `relettered`: the share of courts and aces drawn with another index letter, one of
     `letters` for their rank ("" erases it)."""
-    card_id = CARD_CLASSES[label]
-    if card_id == "BACK" and rng.random() < PROCEDURAL_BACKS:
+    card_id = CLASSES[label]
+    if card_id == BACK and rng.random() < PROCEDURAL_BACKS:
         card = procedural_back(rng)
     else:
         card = load_card(design, card_id, int(rng.integers(variants(design, card_id))))
@@ -297,7 +311,7 @@ def batch(seed: int, designs: list[str], count: int, width_px: float | None = No
           relettered: float = 0.0, no_cards: float = 0.0,
           input_px: tuple[int, int] = INPUT_PX) -> tuple[np.ndarray, np.ndarray]:
     """`count` samples over `designs` and all classes each has: (images NHWC at `input_px`,
-    labels, an index in CLASSES); `relettered` for training data (see `sample`), and
+    labels, an index in LABELS); `relettered` for training data (see `sample`), and
     `no_cards`, the share of samples where no card lies (`no_card`)."""
     rng = np.random.default_rng(seed)
     images = np.empty((count, input_px[1], input_px[0], 3), np.uint8)
@@ -306,12 +320,34 @@ def batch(seed: int, designs: list[str], count: int, width_px: float | None = No
         design = designs[int(rng.integers(len(designs)))]
         if no_cards and rng.random() < no_cards:  # no draw at 0: the same data as before
             images[i] = no_card(rng, width_px, input_px)
-            labels[i] = CLASSES.index(NO_CARD)
+            labels[i] = LABELS.index(NO_CARD)
             continue
         while True:
-            label = int(rng.integers(len(CARD_CLASSES)))
-            if variants(design, CARD_CLASSES[label]):
+            label = int(rng.integers(len(CLASSES)))
+            if variants(design, CLASSES[label]):
                 break
         images[i] = sample(rng, design, label, width_px, relettered, input_px)
         labels[i] = label
     return images, labels
+
+
+def make_data(seed: int, designs: list[str], count: int, workers: int,
+              width_px: float | None = None, relettered: float = 0.0, no_cards: float = 0.0,
+              cache: Path | None = None, input_px: tuple[int, int] = INPUT_PX,
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Samples made in parallel chunks of 500, each from its own seed: reproducible.
+    `relettered` for training data only: tests see each design's own index; `no_cards`,
+    the share where no card lies (`no_card`); `input_px`, the size cut out. Kept in
+    `cache`, if given (`models.data.kept`)."""
+    def made() -> dict[str, np.ndarray]:
+        parts = in_chunks(batch, seed, count, 500, {"designs": designs, "width_px": width_px,
+                                                   "relettered": relettered,
+                                                   "no_cards": no_cards, "input_px": input_px},
+                          workers, "data")
+        return {"images": np.concatenate([p[0] for p in parts]),
+                "labels": np.concatenate([p[1] for p in parts])}
+
+    key = [seed, sorted(designs), count, width_px, relettered, list(input_px)]
+    key += [no_cards] if no_cards else []  # earlier runs' data keeps its key
+    arrays = kept(cache, "cards", key, made)
+    return arrays["images"], arrays["labels"]

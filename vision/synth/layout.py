@@ -16,13 +16,14 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision import cardart
-from vision.backs import procedural_back
-from vision.camera import Camera, fit_distance, project
-from vision.hands import SKIN_TONES, Hand
-from vision.photometric import Glare, Photometric
-from vision.scene import Decal, PlacedCard, Scene, card_size_mm
-from vision.textures import Background
+from cards import BACK, DECK, JOKER
+from vision.synth import cardart
+from vision.synth.backs import procedural_back
+from vision.synth.camera import Camera, fit_distance, project
+from vision.synth.hands import SKIN_TONES, Hand
+from vision.synth.photometric import Glare, Photometric
+from vision.synth.scene import Decal, PlacedCard, Scene, card_size_mm
+from vision.synth.textures import Background
 
 _MINION_RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10")
 _SPELL_RANKS = ("J", "Q", "K", "A")
@@ -42,16 +43,16 @@ class _Deck:
     """The physical cards: every card on the table is a different one."""
 
     def __init__(self, rng: np.random.Generator, design: str) -> None:
-        cards = list(cardart.FACES)
-        if cardart.JOKER in cardart.card_elements(design):
-            cards.append(cardart.JOKER)
+        cards = list(DECK)
+        if JOKER in cardart.card_elements(design):
+            cards.append(JOKER)
         self.cards = [cards[i] for i in rng.permutation(len(cards))]
 
     def take(self, ranks: Sequence[str] | None = None) -> str:
         for i, c in enumerate(self.cards):
             if ranks is None or c[:-1] in ranks:
                 return self.cards.pop(i)
-        return self.cards.pop() if self.cards else cardart.FACES[0]
+        return self.cards.pop() if self.cards else DECK[0]
 
 
 class _Table:
@@ -334,7 +335,7 @@ def random_scene(rng: np.random.Generator, *, designs: Sequence[str] | None = No
     """A varied, realistic Hearthtop table drawn from `rng`: the same generator state gives
     the same scene. `designs` limits the card art (default: every installed design);
     `photos` are optional background photographs; `own_backs`: the share of decks with a
-    back of no design (`vision.backs`), as a group's own deck may have; a share
+    back of no design (`vision.synth.backs`), as a group's own deck may have; a share
     `PATTERN_TABLES` of those lie on a cloth printed with another such pattern, so that a
     detector learns a card by its outline and not by a pattern it has not seen before."""
     pool = list(designs) if designs else cardart.list_designs()
@@ -395,7 +396,7 @@ def random_scene(rng: np.random.Generator, *, designs: Sequence[str] | None = No
     table, surround = surface(rng, photos)
     cam = _camera(rng, image_size, table_size)
     photometric = _photometric(rng, cam, t.cards)
-    back_variant = int(rng.integers(max(1, cardart.variants(design, cardart.BACK))))
+    back_variant = int(rng.integers(max(1, cardart.variants(design, BACK))))
     # drawn last and only when asked for, so that other scenes stay as they were
     own = procedural_back(rng) if own_backs and rng.random() < own_backs else None
     if own is not None and rng.random() < PATTERN_TABLES:

@@ -1,7 +1,7 @@
 """Write the model card (models/README.md) from the training reports and a speed measurement.
 
-    python -m models.card        # after any of models.train, detect_train, pile_train,
-                                 # refine_train
+    python -m models.model_card   # after any of models.classifier_train, detect_train,
+                                  # pile_train, refine_train, expert_train
 
 The card is generated so that its figures are always the shipped model's own.
 """
@@ -124,7 +124,8 @@ def _no_card_data(report: dict) -> str:
     if not report.get("no_card_share") or not figures:
         return ""
     return (f" A share of {report['no_card_share']:.0%} of the samples are no card at all"
-            " (`synth.no_card`: a hero card, a phone, a notepad, a coin, a hand, bare table),"
+            " (`classifier_data.no_card`: a hero card, a phone, a notepad, a coin, a hand, bare"
+            " table),"
             f" class `NONE`; on {figures['n']} new ones, {figures['called_no_card']:.1%} are"
             f" called so and {figures['named_a_card']:.1%} named a card or a back.")
 
@@ -146,7 +147,7 @@ def render_card(report: dict, speed: tuple[float, float], size_bytes: int) -> st
 cards, the joker (`JK`) or a card back (`BACK`){_no_card_class(report)}, with a calibrated
 probability. Below the
 threshold the answer is `UNKNOWN`. Run by onnxruntime (`vision.classify.CardClassifier`);
-this card is written by `python -m models.card` from `card_classifier.json`, the training
+this card is written by `python -m models.model_card` from `card_classifier.json`, the training
 report.
 
 **Model.** Two views of the card: the whole card at half resolution and its two index
@@ -157,13 +158,13 @@ not fatal. {size_bytes / 1024:.0f} KB. Temperature {report['temperature']:.3f}; 
 {report.get('threshold_trained', report['threshold']):.4f} on clean samples (the "answered"
 columns below).
 {_cuts(report)}
-**Data.** Synthetic only (`models/synth.py`): the real card art of Debian's
-`gnome-cards-data` and `kdegames-card-data-kf5` (`vision.cardart`), each card drawn
+**Data.** Synthetic only (`models/classifier_data.py`): the real card art of Debian's
+`gnome-cards-data` and `kdegames-card-data-kf5` (`vision.synth.cardart`), each card drawn
 {_widths(report)} px wide in perspective on a random table, with uneven light (a washed-out
 camera, a vivid one), glare, blur, motion blur, noise, JPEG, sometimes another card or a
 hand over it, cut out along a slightly wrong outline.{_no_card_data(report)}
 {report['train_samples']} training samples, {report['epochs']} epochs {_where(report)}
-({report['train_seconds']} s), seed {report['seed']} (`python -m models.train --seed
+({report['train_seconds']} s), seed {report['seed']} (`python -m models.classifier_train --seed
 {report['seed']} --train {report['train_samples']} --epochs {report['epochs']}{_init(report)}`).
 {_earlier(report.get('continued_from'))}
 **Designs.** Whole design families are kept apart (a family shares its art under several
@@ -264,7 +265,7 @@ its anchor, so that cells voting for one anchor are one card (`vision.detect.dec
 thread. Score threshold {report['score_threshold']}, rotated-box NMS at IoU
 {report['nms_iou']} (above 1: none; stacked markers overlap).
 
-**Data.** {report['scenes']} rendered table scenes (`vision.render`, `vision.layout`;
+**Data.** {report['scenes']} rendered table scenes (`vision.synth.render`, `vision.synth.layout`;
 {report['share_1080']:.0%} at 1080p, the rest 720p; a third of them close-ups that fill the
 frame with a few cards), {report['epochs']} epochs {_where(report)} ({report['train_seconds']} s),
 seed {report['seed']} (`python -m models.detect_train --scenes {report['scenes']}
@@ -397,7 +398,7 @@ def render_expert(name: str, report: dict, speed: tuple[float, float]) -> str:
     relettered = report.get("relettered", 0.0)
     letters = (f" {relettered:.0%} of the courts and aces have their index redrawn with "
                "another deck's letter (V, B or F for the jack, D, R, 1 for the ace) or none "
-               "at all (`models.synth.reletter`), labelled with their own rank."
+               "at all (`models.classifier_data.reletter`), labelled with their own rank."
                if relettered else "")
     return f"""
 # {name.capitalize()} expert: model card
@@ -412,7 +413,7 @@ classifier's for the faces in clear view{_EXPERT_WHEN[name]}
 in {speed[0]:.1f} ms (median; p95 {speed[1]:.1f} ms) on one thread. Temperature
 {report['temperature']:.3f}.
 
-**Data.** {report['train_samples']} faces of the training designs as `models.synth` draws
+**Data.** {report['train_samples']} faces of the training designs as `models.classifier_data` draws
 them for the classifier.{letters} {report['epochs']} epochs on the CPU
 ({report['train_seconds']} s), seed {report['seed']} (`python -m models.expert_train --reads
 {name} --seed {report['seed']} --train {report['train_samples']} --epochs

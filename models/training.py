@@ -1,114 +1,20 @@
-"""What the trainings share: the design split, seeded data in parallel chunks, progress."""
+"""What the trainings share (torch, the `train` extra, imported where used): tensors on a
+device, batches, warm starts and saved weights, the command line, and the loop that trains a
+network to name images (the card classifier, the index experts)."""
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import os
 import re
 import sys
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+import time
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from vision.cardart import get_design, list_designs
-
-ROOT = Path(__file__).resolve().parents[1]
-HELD_OUT_FAMILIES = ("paris", "tigullio", "penguins", "simplistic")  # the test
-CALIBRATION_FAMILIES = ("neoclassical", "plastic", "jolly_royal")  # temperature, threshold
-
-
-def split_designs(announce: bool = False) -> tuple[list[str], list[str], list[str]]:
-    """Designs for training, for calibration and for the test, by whole families: the
-    confidence threshold is set on designs the model has never seen, as a user's deck is."""
-    designs = list_designs()
-    held = [d for d in designs if get_design(d).family in HELD_OUT_FAMILIES]
-    calibration = [d for d in designs if get_design(d).family in CALIBRATION_FAMILIES]
-    train = [d for d in designs if d not in held and d not in calibration]
-    if announce:
-        print(f"designs: {len(train)} for training, {len(calibration)} for calibration, "
-              f"{len(held)} held out ({', '.join(held)})", file=sys.stderr)
-    return train, calibration, held
-
-
-def held_out_designs(without: Sequence[str] = ()) -> list[str]:
-    """The held-out designs less `without` (what one design costs a benchmark); a name that
-    is not held out is a ValueError saying which are."""
-    held = split_designs()[2]
-    unknown = set(without) - set(held)
-    if unknown:
-        raise ValueError(f"not a held-out design: {', '.join(sorted(unknown))} "
-                         f"(held out: {', '.join(held)})")
-    return [d for d in held if d not in without]
-
-
-def progress_bar(what: str, done: int, total: int, extra: str = "") -> None:
-    bar = "#" * (30 * done // max(total, 1))
-    print(f"\r{what:>8} [{bar:<30}] {done}/{total} {extra}", end="", file=sys.stderr,
-          flush=True)
-    if done >= total:
-        print(file=sys.stderr)
-
-
-def in_chunks(make: Callable[..., Any], seed: int, count: int, chunk: int,
-              kwargs: dict[str, Any], workers: int, what: str, progress: bool = True) -> list:
-    """`make(seed=…, count=…, **kwargs)` over chunks of `count`, each chunk from its own
-    seed: the same seed gives the same data, whatever the number of workers."""
-    seeds = [seed * 100_003 + i for i in range(-(-count // chunk))]
-    jobs = [{"seed": s, "count": min(chunk, count - i * chunk), **kwargs}
-            for i, s in enumerate(seeds)]
-    parts = []
-    if workers <= 1:
-        for i, job in enumerate(jobs, 1):
-            parts.append(make(**job))
-            if progress:
-                progress_bar(what, i, len(jobs))
-        return parts
-    with ProcessPoolExecutor(workers) as pool:
-        futures = [pool.submit(make, **job) for job in jobs]
-        for i, future in enumerate(futures, 1):
-            parts.append(future.result())
-            if progress:
-                progress_bar(what, i, len(jobs))
-    return parts
-
-
-def code_version(root: Path = ROOT) -> str:
-    """A digest of what training data is made with: the code of `vision` (the renderer, the
-    card art) and of `models`, and the shipped networks (the refiner's data are the shipped
-    detector's cuts). Broader than any one kind of data needs: a cache made again costs
-    minutes, data made by older code and taken for new costs a run."""
-    digest = hashlib.sha1()
-    for path in sorted([*(root / "vision").glob("*.py"), *(root / "models").glob("*.py"),
-                        *(root / "models").glob("*.onnx")]):
-        digest.update(f"{path.relative_to(root)}\n".encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-def kept(cache: Path | None, what: str, key: list,
-         make: Callable[[], dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    """`make()`'s arrays, kept in the folder `cache` (if given) under `what`, `key` (the
-    arguments that make them, as JSON) and the code's version (`code_version`), and read
-    back from there by any later run with the same: two networks trained on one set of data
-    make it once, and a change to the code makes it again."""
-    if cache is None:
-        return make()
-    digest = hashlib.sha1(json.dumps([code_version(), *key]).encode()).hexdigest()[:16]
-    path = cache / f"{what}-{digest}.npz"
-    if path.exists():
-        with np.load(path) as arrays:
-            return {k: arrays[k] for k in arrays.files}
-    arrays = make()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(f".{os.getpid()}.npz")
-    np.savez(partial, **arrays)
-    partial.replace(path)  # whole or absent, for a run reading it at the same time
-    return arrays
+from .data import progress_bar
+from .designs import split_designs
 
 
 def image_tensor(images: np.ndarray):  # -> torch.Tensor
@@ -271,3 +177,58 @@ def start_training(args: argparse.Namespace) -> tuple[list[str], list[str], list
         torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = True
     args.out.parent.mkdir(parents=True, exist_ok=True)
     return split_designs(announce=True)
+
+
+def train_classifier(model, images: np.ndarray, labels: np.ndarray, epochs: int, seed: int,
+                     lr: float = 3e-3, warm_start: bool = False, device: str = "cpu",
+                     batch: int = 128, half_turns: bool = True) -> None:
+    """Train a network that names images (the card classifier, an index expert) by
+    cross-entropy on `labels`, one cycle of `lr`; `half_turns`: half the batches turned half
+    round (a card has no up)."""
+    import torch
+
+    torch.manual_seed(seed)
+    model.to(device)
+    data = on_device({"images": images, "labels": labels}, device)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    steps = epochs * (len(images) // batch)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, lr, total_steps=steps)
+    # no label smoothing: it caps the logits' margin, so right answers crowd just under the
+    # 0.998 or so that 1 wrong in 1,000 needs (0.02 held them at 0.997) and go unanswered
+    loss_fn = torch.nn.CrossEntropyLoss()
+    order_rng = np.random.default_rng(seed)
+    step = 0
+    for epoch in range(epochs):
+        train_mode(model, warm_start)
+        order = order_rng.permutation(len(images))
+        seen, correct, started = 0, 0, time.perf_counter()
+        for b, index in enumerate(batch_indices(order, batch, device)):
+            x = as_input(data["images"][index])
+            if half_turns and order_rng.random() < 0.5:
+                x = torch.rot90(x, 2, (2, 3))
+            y = data["labels"][index]
+            logits = model(x)
+            loss = loss_fn(logits, y)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            step += 1
+            seen += len(index)
+            correct += (logits.argmax(1) == y).sum()  # a tensor: no wait for the GPU
+            if step % 20 == 0:
+                rate = seen / (time.perf_counter() - started)
+                progress_bar(f"ep {epoch + 1}", (b + 1) * batch, len(order),
+                          f"loss {loss.item():.3f} acc {float(correct) / seen:.3f} {rate:.0f}/s")
+        progress_bar(f"ep {epoch + 1}", len(order), len(order),
+                  f"acc {float(correct) / max(seen, 1):.3f}")
+
+
+def logits_of(model, images: np.ndarray) -> np.ndarray:
+    import torch
+
+    model.eval()
+    device = next(model.parameters()).device
+    with torch.no_grad():
+        return np.concatenate([model(image_tensor(images[i:i + 512]).to(device)).cpu().numpy()
+                               for i in range(0, len(images), 512)])

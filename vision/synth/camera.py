@@ -1,6 +1,6 @@
 """A pinhole webcam above the table: pose -> the table-mm -> image-px homography.
 
-World frame: the table frame of `vision.scene` (x right, y towards p1, mm) with z pointing
+World frame: the table frame of `vision.synth.scene` (x right, y towards p1, mm) with z pointing
 down into the table, so that a camera looking straight down with yaw 0 has the camera
 axes of OpenCV (x right, y down, z forward) and sees the table as a top view: p2's side
 at the top of the image, p1's at the bottom. Image coordinates are OpenCV's: pixel
@@ -12,9 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-# the webcam frame sizes the companion is built and measured for
-FRAME_SIZES: dict[str, tuple[int, int]] = {"720p": (1280, 720), "1080p": (1920, 1080)}
 
 
 @dataclass

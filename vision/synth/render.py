@@ -6,7 +6,7 @@ Python), over a table plane warped once from a texture drawn in millimetres; the
 then the camera's photometric effects. The labels are exact because they come from the
 same homography that drew the pixels.
 
-    python -m vision.render --seed 7 --out scene.png   # writes scene.png and scene.json
+    python -m vision.synth.render --seed 7 --out scene.png   # writes scene.png and scene.json
 """
 
 from __future__ import annotations
@@ -20,13 +20,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision import cardart
-from vision.camera import project, px_per_mm
-from vision.hands import draw_hand
-from vision.layout import random_scene
-from vision.photometric import apply as apply_photometric
-from vision.scene import Decal, PlacedCard, Scene, card_size_mm, orientation, rect_corners
-from vision.textures import plane
+from cards import BACK
+from vision.synth import cardart
+from vision.synth.camera import project, px_per_mm
+from vision.synth.hands import draw_hand
+from vision.synth.layout import random_scene
+from vision.synth.photometric import apply as apply_photometric
+from vision.synth.scene import Decal, PlacedCard, Scene, card_size_mm, orientation, rect_corners
+from vision.synth.textures import plane
 
 __all__ = ["CardLabel", "DecalLabel", "RenderResult", "card_size_mm", "clear_caches",
            "draw_labels", "random_scene", "render"]
@@ -77,7 +78,7 @@ class RenderResult:
     owner: np.ndarray | None = field(default=None, repr=False)
 
     def to_json(self) -> dict:
-        """The labels as JSON-ready data (what `python -m vision.render` writes)."""
+        """The labels as JSON-ready data (what `python -m vision.synth.render` writes)."""
 
         def pts(a: np.ndarray) -> list[list[float]]:
             return [[round(float(x), 2), round(float(y), 2)] for x, y in a]
@@ -248,7 +249,7 @@ def clear_caches(cards: bool = True, plane: bool = True) -> None:
 def _art(scene: Scene, card: PlacedCard, quad: np.ndarray) -> tuple[np.ndarray, float]:
     """The design's art for a card drawn at `quad`, at the pyramid level that suits it, and
     the share of its rectangle that is card."""
-    key = (card.card, 0) if card.face_up else (cardart.BACK, scene.back_variant)
+    key = (card.card, 0) if card.face_up else (BACK, scene.back_variant)
     if key[0] not in cardart.card_elements(scene.design):
         raise KeyError(f"design {scene.design!r} has no {key[0]}")
     variant = key[1] % cardart.variants(scene.design, key[0])
@@ -311,7 +312,7 @@ def render(scene: Scene) -> RenderResult:
         visible = float(min(1.0, seen / drawn[i].full_px)) if drawn[i].full_px > 0 else 0.0
         quad, corners_mm = quads[i]
         labels.append(CardLabel(
-            card=c.card if c.face_up else cardart.BACK, identity=c.card, face_up=c.face_up,
+            card=c.card if c.face_up else BACK, identity=c.card, face_up=c.face_up,
             orientation=orientation(c.rotation), quad=quad, quad_mm=corners_mm,
             visible=visible, z=c.z, role=c.role))
 
