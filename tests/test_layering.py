@@ -1,0 +1,130 @@
+"""Layering (DESIGN.md, "Layout"): what runs live imports no synthetic data, no training code
+and no torch; the benchmarks import no training code; vision knows nothing of rules.
+
+Read from the source, not from a run: every import a module holds counts, one inside a
+function or under `if TYPE_CHECKING` too, for it runs (or is meant) somewhere.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# what runs in the product: `vision` but its synthetic data, and the packages around it
+RUNTIME_PACKAGES = ("vision", "calibration", "tracker", "cards", "companion_api")
+SYNTH = "vision.synth"
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def module_path(name: str) -> Path | None:
+    """The project file of a dotted module name, or None (a name from outside, or a name
+    imported from a module rather than a module)."""
+    base = ROOT.joinpath(*name.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def within(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+@cache
+def imports(path: Path) -> frozenset[str]:
+    """Every module an import in `path` names (`from a import b` names `a` and `a.b`, which
+    may be a module), relative imports resolved, with the packages above each."""
+    package = module_name(path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[:len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            names.add(module)
+            names.update(f"{module}.{alias.name}" for alias in node.names)
+    return frozenset(name.rsplit(".", k)[0] for name in names
+                     for k in range(name.count(".") + 1))
+
+
+def reached(path: Path) -> set[str]:
+    """The modules `path` imports, and those they import, through the project's own files."""
+    seen: set[str] = set()
+    todo = [path]
+    while todo:
+        for name in imports(todo.pop()) - seen:
+            seen.add(name)
+            found = module_path(name)
+            if found is not None:
+                todo.append(found)
+    return seen
+
+
+def is_training(name: str) -> bool:
+    """Training code: a `models.*_train` module, torch, or a project module importing torch."""
+    found = module_path(name)
+    return (within(name, "torch") or (within(name, "models") and name.endswith("_train"))
+            or (found is not None and any(within(n, "torch") for n in imports(found))))
+
+
+def files(*packages: str) -> list[Path]:
+    return sorted(path for package in packages for path in (ROOT / package).rglob("*.py"))
+
+
+RUNTIME = [path for path in files(*RUNTIME_PACKAGES) if not within(module_name(path), SYNTH)]
+BENCH = sorted((ROOT / "bench").glob("*.py"))
+
+
+def test_the_runtime_and_the_benchmarks_are_found():
+    names = {module_name(path) for path in RUNTIME}
+    assert {"vision.pipeline", "vision.classify", "cards", "companion_api.cli"} <= names
+    assert not any(within(name, SYNTH) for name in names)
+    assert {"recognize.py", "vision.py", "classifier.py"} <= {path.name for path in BENCH}
+
+
+@pytest.mark.parametrize("path", RUNTIME, ids=lambda p: str(p.relative_to(ROOT)))
+def test_what_runs_live_imports_no_synthetic_data_no_models_and_no_torch(path: Path):
+    wrong = sorted(name for name in imports(path)
+                   if within(name, SYNTH) or within(name, "models") or within(name, "torch"))
+    assert wrong == []
+
+
+@pytest.mark.parametrize("path", BENCH, ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_benchmark_reaches_no_training_code(path: Path):
+    assert sorted(name for name in reached(path) if is_training(name)) == []
+
+
+@pytest.mark.parametrize("path", files("vision"), ids=lambda p: str(p.relative_to(ROOT)))
+def test_vision_knows_nothing_of_rules(path: Path):
+    assert sorted(name for name in imports(path) if within(name, "tracker")) == []
+
+
+def test_the_layering_check_sees_local_and_relative_imports():
+    # `imports` is what the tests above stand on: a function-local `import torch` and a
+    # relative import of a training module count
+    trainer = ROOT / "models" / "detect_train.py"
+    assert is_training("models.detect_train") and is_training("models.training")
+    assert "models.scene_training" in imports(trainer)
+    assert not is_training("models.evaluate") and not is_training("vision.pipeline")
+
+
+def test_importing_the_live_path_loads_neither_torch_nor_synthetic_data():
+    code = ("import sys, vision, vision.pipeline, vision.classify, vision.detect; "
+            "print(sorted(m for m in sys.modules if m == 'torch' or m.startswith("
+            "('torch.', 'vision.synth', 'models'))))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, check=True)
+    assert run.stdout.strip() == "[]"
