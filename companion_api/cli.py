@@ -41,9 +41,9 @@ def replay_log(path: Path, *, on_event: Callable[[Game, Event, list[Alert]], Non
 def _replay(args: argparse.Namespace) -> int:
     game = replay_log(Path(args.log))
     if args.json:
-        print(json.dumps(game.state(), indent=2))
+        print(json.dumps(game.state().model_dump(mode="json"), indent=2))
     else:
-        print(_summary(game))
+        print(game)
     return 0
 
 
@@ -59,7 +59,7 @@ def _run(args: argparse.Namespace) -> int:
 
     game = replay_log(Path(str(SAMPLE_LOG)), on_event=show)
     print()
-    print(_summary(game))
+    print(game)
     return 0
 
 
@@ -126,24 +126,6 @@ def _recognize(args: argparse.Namespace) -> int:
 def _card_lines(cards: list[dict]) -> str:
     return "\n".join(f"{c['card']:>7} {c['confidence']:.3f} {c['orientation']:>8} "
                      f"{c['zone'] or ''}" for c in cards) or "no cards found"
-
-
-def _summary(game: Game) -> str:
-    state = game.state()
-    lines = [f"turn {state['turn']}, deck {state['deck']}, discard {state['discard']}"
-             + (", deck empty" if state["deck_empty"] else "")]
-    for player, side in state["players"].items():
-        minions = " ".join(f"{m['id']}({m['attack']}/{m['health']})" for m in side["minions"])
-        weapon = side["weapon"]
-        lines.append(
-            f"{player} {side['name']}: {side['health']} health, {side['armor']} armor, "
-            f"{side['crystals']} crystals, {side['hand']} in hand"
-            + (f", weapon {weapon['attack']}/{weapon['durability']}" if weapon else "")
-            + (f", minions {minions}" if minions else ""))
-    if state["over"]:
-        winner = state["winner"]
-        lines.append("game over: " + ("a draw" if winner == "draw" else f"{winner} wins"))
-    return "\n".join(lines)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -36,7 +36,7 @@ class Table:
 
     @property
     def state(self) -> dict:
-        return self.game.state()
+        return self.game.state().model_dump()
 
     def side(self, player: str) -> dict:
         return self.state["players"][player]

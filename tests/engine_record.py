@@ -61,7 +61,7 @@ def outcome(events: list[Event]) -> tuple[list, dict]:
             results.append([[a.code, a.message] for a in game.apply(event)])
         except EngineError as error:
             results.append(f"error: {error}")
-    return results, game.state()
+    return results, game.state().model_dump(mode="json")
 
 
 def entry(kind: str, name: str, events: list[Event]) -> dict:

@@ -167,9 +167,9 @@ def test_alert_is_raised_by_the_last_event(code, events, names):
     assert "None" not in message and "{" not in message, message
     for name in names:
         assert re.search(rf"(?<![\w']){re.escape(name)}\b", message), (name, message)
-    assert alert.to_json() in game.state()["alerts"]
+    assert alert.model_dump() in game.state().model_dump()["alerts"]
     assert {"code": code, "severity": CODES[code][0], "event": index,
-            "message": message} in game.state()["alerts"]
+            "message": message} in game.state().model_dump()["alerts"]
 
 
 @pytest.mark.parametrize(("code", "events"),
@@ -188,7 +188,7 @@ def test_alerts_keep_their_event_index():
     events = log("jaina", "garrosh", 1, mulligan("p1", 5), play("p1", "7D"), END,
                  attack("p2", "p1"), play("p2", "6H"))
     game, _ = run(events)
-    assert [(a["code"], a["event"]) for a in game.state()["alerts"]] == [
+    assert [(a["code"], a["event"]) for a in game.state().model_dump()["alerts"]] == [
         ("mulligan_too_many", 1), ("not_enough_mana", 2), ("no_weapon", 4)]
 
 
@@ -287,4 +287,4 @@ LEGAL = [
 def test_legal_events_raise_no_alert(events):
     game, raised = run(events)
     assert raised == [[] for _ in events]
-    assert game.state()["alerts"] == []
+    assert game.state().model_dump()["alerts"] == []

@@ -2,16 +2,31 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 from pathlib import Path
 
 import pytest
 
-from tracker import heroes as hero_module
+from tracker import engine as engine_module
+from tracker import keywords as keywords_module
+from tracker.abilities import HOOKS
 from tracker.alerts import CODES
+from tracker.effects import PARAM_KINDS, WORDS, Word
 from tracker.engine import Game
 from tracker.events import NewGame
-from tracker.heroes import HEROES_DIR, HeroError, get_hero, hero_names, load_hero_file
+from tracker.heroes import (
+    ABILITY_KEYS,
+    HEROES_DIR,
+    HeroError,
+    get_hero,
+    hero_names,
+    load_hero_file,
+)
+from tracker.keywords import KEYWORDS
+from tracker.legality import TARGET_KINDS, TRIGGER_TARGETS
+from tracker.secrets import TRIGGERS
+from tracker.selectors import CONDITIONS, SELECTORS
 
 DOCS = Path(__file__).parents[1] / "docs"
 NAMES = {"jaina": "mage", "rexxar": "hunter", "garrosh": "warrior", "uther": "paladin",
@@ -86,11 +101,157 @@ def test_a_group_can_play_with_its_own_hero_card(tmp_path, monkeypatch):
     assert get_hero("mage").ranks["A"].effects[0].get("amount") == 5
 
 
-def test_docs_list_every_effect_word_selector_condition_and_trigger():
-    text = (DOCS / "heroes.md").read_text()
-    for name in (*hero_module.WORDS, *hero_module.SELECTORS, *hero_module.CONDITIONS,
-                 *hero_module.SECRET_TRIGGERS, *hero_module.KEYWORDS):
-        assert f"`{name}`" in text, name
+def _doc_tables() -> dict[str, list[list[str]]]:
+    """docs/heroes.md's tables by section heading: each row as its cells."""
+    tables: dict[str, list[list[str]]] = {}
+    section = ""
+    for line in (DOCS / "heroes.md").read_text().splitlines():
+        if line.startswith("## "):
+            section = line[3:]
+        elif line.startswith("| `"):
+            tables.setdefault(section, []).append([c.strip() for c in line.strip("|").split("|")])
+    return tables
+
+
+def _names(cell: str) -> list[str]:
+    return re.findall(r"`(\w+)`", cell)
+
+
+@pytest.mark.parametrize("section, registry", [
+    ("Hooks", HOOKS), ("Effect words", WORDS), ("Selectors", SELECTORS),
+    ("Conditions", CONDITIONS), ("Targets", TARGET_KINDS), ("Keywords", KEYWORDS),
+    ("Secret triggers", TRIGGERS), ("Trigger targets", TRIGGER_TARGETS),
+])
+def test_docs_list_exactly_what_the_engine_implements(section, registry):
+    documented = [row[0].strip("`") for row in _doc_tables()[section]]
+    assert sorted(documented) == sorted(registry)
+
+
+def test_docs_give_each_word_its_parameters_and_each_hook_its_carriers():
+    tables = _doc_tables()
+    for name, params, _ in tables["Effect words"]:
+        assert set(_names(params)) - {"trigger"} == set(WORDS[name.strip("`")].params), name
+    kinds = {"♠": "spade", "tokens": "token", "totems": "totem", "weapons": "weapon"}
+    for name, carriers, _ in tables["Hooks"]:
+        assert {kinds[c.strip()] for c in carriers.split(",")} == HOOKS[
+            name.strip("`")].carriers, name
+    keys = {n for row in tables["An ability"] for n in _names(row[0])}
+    assert keys == ABILITY_KEYS - set(HOOKS)
+
+
+def test_secret_triggers_say_when_they_are_revealed():
+    for name, when, _ in _doc_tables()["Secret triggers"]:
+        assert TRIGGERS[name.strip("`")].before == (when == "before"), name
+
+
+def test_what_a_hero_file_may_say_is_what_the_engine_implements():
+    """Each word a file may name has its own mechanics, each parameter a kind the loader
+    checks; each hook is fired by the engine; each keyword has its mechanics."""
+    for name, word in WORDS.items():
+        assert type(word).do is not Word.do, name
+        assert all(p.kind in PARAM_KINDS for p in word.params.values()), name
+    engine_source = inspect.getsource(engine_module)
+    for hook in HOOKS:
+        assert f'"{hook}"' in engine_source, hook
+    mechanics = inspect.getsource(keywords_module).split("TRIBES")[1]
+    for keyword in KEYWORDS:
+        assert f'"{keyword}"' in mechanics, keyword
+
+
+SUMMON_IMP = '[{ do = "summon", token = "imp" }]'
+SIMPLE_HERO = {  # the least a hero file holds: a power, the ♠ ability and four ranks
+    "power": 'name = "Think"\neffects = [{ do = "draw" }]',
+    "spade": 'name = "Plain"',
+    "J": 'name = "Jab"\ntype = "spell"\neffects = [{ do = "draw" }]',
+    "Q": 'name = "Quip"\ntype = "spell"\neffects = [{ do = "draw" }]',
+    "K": 'name = "Kick"\ntype = "spell"\neffects = [{ do = "draw" }]',
+    "A": 'name = "Axe"\ntype = "weapon"\nattack = 1\ndurability = 2',
+}
+
+
+def _hero_file(tmp_path: Path, **sections: str) -> Path:
+    """A hero file of SIMPLE_HERO's sections, some replaced or added (`tokens_wisp` is
+    [tokens.wisp], `K_H` is [K.H])."""
+    tables = {**SIMPLE_HERO, **sections}
+    text = 'hero = "Tester"\nclass = "tester"\n' + "".join(
+        f"\n[{name.replace('_', '.', 1) if name[:2] in ('K_', 'to') else name}]\n{body}\n"
+        for name, body in tables.items())
+    path = tmp_path / "tester.toml"
+    path.write_text(text)
+    return path
+
+
+# Every place an effect can stand, each naming a token that is not defined.
+DANGLING = {
+    "power": ("power.effects[0]", {"power": f'name = "Call"\neffects = {SUMMON_IMP}'}),
+    "spade battlecry": ("spade.battlecry[0]", {"spade": f'name = "S"\nbattlecry = {SUMMON_IMP}'}),
+    "spade on a friendly spell": ("spade.on_friendly_spell[0]", {
+        "spade": f'name = "S"\non_friendly_spell = {SUMMON_IMP}'}),
+    "spade deathrattle": ("spade.deathrattle[0]", {
+        "spade": f'name = "S"\ndeathrattle = {SUMMON_IMP}'}),
+    "weapon after a summon": ("A.on_friendly_summon[0]", {
+        "A": f'name = "Axe"\ntype = "weapon"\nattack = 1\ndurability = 2\n'
+             f'on_friendly_summon = {SUMMON_IMP}'}),
+    "spell transforms": ("Q.effects[0]", {
+        "Q": 'name = "Hex"\ntype = "spell"\ntarget = "minion"\n'
+             'effects = [{ do = "transform", to = "target", into = "imp" }]'}),
+    "secret": ("K.H.effects[0]", {
+        "K": 'type = "secret"', **{f"K_{suit}": 'name = "Trap"\non = "enemy_attacks"\n'
+                                                'effects = [{ do = "draw" }]' for suit in "SDC"},
+        "K_H": f'name = "Trap"\non = "enemy_attacks"\neffects = {SUMMON_IMP}'}),
+    "token's deathrattle": ("tokens.wisp.deathrattle[0]", {
+        "tokens_wisp": f'name = "Wisp"\nattack = 1\nhealth = 1\ndeathrattle = {SUMMON_IMP}'}),
+    "token's end of turn": ("tokens.wisp.on_end_of_turn[0]", {
+        "tokens_wisp": f'name = "Wisp"\non_end_of_turn = {SUMMON_IMP}'}),
+}
+
+
+def test_the_simple_hero_file_of_these_tests_loads(tmp_path):
+    assert load_hero_file(_hero_file(tmp_path)).name == "Tester"
+    defined = {"tokens_imp": 'name = "Imp"\nattack = 1\nhealth = 1'}
+    for _, sections in DANGLING.values():  # each place is fine once the token exists
+        assert load_hero_file(_hero_file(tmp_path, **sections, **defined)).tokens["imp"]
+
+
+@pytest.mark.parametrize("place", DANGLING)
+def test_a_token_that_is_not_defined_is_refused_at_load_wherever_it_is_named(tmp_path, place):
+    where, sections = DANGLING[place]
+    with pytest.raises(HeroError, match=rf"^tester.toml: {re.escape(where)}: token 'imp' is "
+                                        r"not defined under \[tokens\]$"):
+        load_hero_file(_hero_file(tmp_path, **sections))
+
+
+def test_totemic_call_without_four_totems_is_refused_at_load(tmp_path):
+    text = (HEROES_DIR / "thrall.toml").read_text()
+    path = tmp_path / "thrall.toml"
+    path.write_text(text.split("[totems.S]")[0])
+    with pytest.raises(HeroError, match=r"thrall.toml: totems: Totemic Call needs four totems"):
+        load_hero_file(path)
+
+
+@pytest.mark.parametrize("effect, message", [
+    ('{ do = "armor" }', r"'armor' needs 'amount'"),
+    ('{ do = "draw", count = 0 }', r"count must be a whole number ≥ 1"),
+    ('{ do = "heal", amount = "health_lost", to = "target" }', r"amount must be a whole"),
+    ('{ do = "damage", amount = 1, boost = "yes", to = "target" }', r"boost must be true or"),
+    ('{ do = "summon", token = 3 }', r"token must be the name of a token"),
+])
+def test_a_parameter_of_the_wrong_kind_is_refused_at_load(tmp_path, effect, message):
+    text = (HEROES_DIR / "jaina.toml").read_text().replace(
+        'effects = [{ do = "damage", amount = 1, to = "target" }]', f"effects = [{effect}]", 1)
+    path = tmp_path / "jaina.toml"
+    path.write_text(text)
+    with pytest.raises(HeroError, match=rf"jaina.toml: power.effects\[0\]: {message}"):
+        load_hero_file(path)
+
+
+def test_a_hook_on_an_ability_that_cannot_have_it_is_refused(tmp_path):
+    text = (HEROES_DIR / "jaina.toml").read_text().replace(
+        'name = "Fireball"', 'name = "Fireball"\nbattlecry = [{ do = "draw" }]', 1)
+    path = tmp_path / "jaina.toml"
+    path.write_text(text)
+    with pytest.raises(HeroError, match=r"jaina.toml: A.battlecry: a spell has no battlecry"):
+        load_hero_file(path)
 
 
 def test_docs_list_every_alert_code():

@@ -29,6 +29,7 @@ from tracker.events import (
     SecretRevealed,
 )
 from tracker.heroes import hero_names
+from tracker.keywords import attacks_allowed
 from tracker.table import MAX_ARMOR, MAX_CRYSTALS, MAX_HEALTH, MAX_MINIONS
 
 HEROES = hero_names()
@@ -39,7 +40,7 @@ SETTINGS = settings(max_examples=int(os.environ.get("HT_EXAMPLES", 40)), deadlin
 
 
 def assert_invariants(game: Game) -> None:
-    state = game.state()
+    state = game.state().model_dump()
     assert state["deck"] >= 0
     for side in state["players"].values():
         assert side["health"] <= MAX_HEALTH
@@ -76,7 +77,7 @@ def test_bot_games_keep_invariants_and_raise_no_illegal_alert(spec):
 @given(games)
 def test_games_end_by_health_or_by_the_deck(spec):
     game = play_game(spec[:2], spec[2])
-    state = game.state()
+    state = game.state().model_dump()
     healths = {p: s["health"] for p, s in state["players"].items()}
     assert state["over"]
     if min(healths.values()) <= 0:
@@ -127,7 +128,7 @@ def _illegal_events(game: Game, rng: random.Random) -> list[tuple[str, Event]]:
     for minion in side.minions:
         if game.exhausted(minion):
             found.append(("attacker_exhausted", Attack(attacker=minion.id, target=them)))
-        if minion.attacks >= game.attacks_allowed(minion):
+        if minion.attacks >= attacks_allowed(minion):
             found.append(("already_attacked", Attack(attacker=minion.id, target=them)))
         found.append(("invalid_target", Attack(attacker=minion.id, target=me)))
         taunts = [m for m in enemy.minions if "taunt" in m.keywords and not m.stealthed]
@@ -202,5 +203,5 @@ def test_arbitrary_events_never_crash_or_lose_a_card(spec, cut, data):
         assert sum(ledger.values()) == 53, (event.to_json(), ledger)
         known = game.table.known_cards()
         assert len(known) == len(set(known)), event.to_json()
-        for side in game.state()["players"].values():
+        for side in game.state().model_dump()["players"].values():
             assert side["health"] <= MAX_HEALTH and 0 <= side["armor"] <= MAX_ARMOR

@@ -48,7 +48,7 @@ def ledger_ok(game: Game) -> bool:
 def test_setup_deals_4_and_5_plus_the_coin_from_one_deck():
     deck = deck_for()
     game = new_game(deck=deck)
-    state = game.state()
+    state = game.state().model_dump()
     assert state["phase"] == "mulligan" and state["turn"] == 0
     assert state["deck"] == 43  # 52 - 4 - 5
     p1, p2 = state["players"]["p1"], state["players"]["p2"]
@@ -64,7 +64,7 @@ def test_play_begins_with_p1_drawing_and_one_crystal():
     deck = deck_for()
     game = new_game(deck=deck)
     game.begin()
-    state = game.state()
+    state = game.state().model_dump()
     assert (state["phase"], state["turn"], state["active"]) == ("play", 1, "p1")
     assert state["deck"] == 42
     assert game.sides["p1"].hand == [*deck[:4], deck[9]]
@@ -76,7 +76,7 @@ def test_play_begins_with_p1_drawing_and_one_crystal():
 def test_first_play_event_ends_the_mulligan_phase_by_itself():
     game = new_game()
     assert apply(game, "play", player="p1", card="6H") == []
-    state = game.state()
+    state = game.state().model_dump()
     assert (state["phase"], state["turn"], state["deck"]) == ("play", 1, 42)
     p1 = state["players"]["p1"]
     assert (p1["hand"], p1["mana"], [m["id"] for m in p1["minions"]]) == (4, 0, ["6H"])
@@ -90,12 +90,12 @@ def test_mulligan_sets_aside_then_draws_and_shuffles_back_when_play_begins():
     # the set-aside cards are out of the deck until play begins: the redraw is fresh cards
     assert game.sides["p1"].hand == [*deck[2:4], *deck[9:11]]
     assert game.table.set_aside == deck[:2]
-    assert game.state()["deck"] == 41 and ledger_ok(game)
+    assert game.state().deck == 41 and ledger_ok(game)
     assert apply(game, "mulligan", player="p2", count=3) == []
     assert game.sides["p2"].hand == [*deck[7:9], JOKER, *deck[11:14]]
-    assert game.state()["deck"] == 38 and ledger_ok(game)
+    assert game.state().deck == 38 and ledger_ok(game)
     game.begin()
-    state = game.state()
+    state = game.state().model_dump()
     assert game.table.set_aside == []
     assert state["deck"] == 42  # 38 + 5 shuffled back - p1's first draw
     assert sorted(list(game.table.deck)[-5:]) == sorted([*deck[:2], *deck[4:7]])
@@ -107,9 +107,9 @@ def test_mulligan_sets_aside_then_draws_and_shuffles_back_when_play_begins():
 def test_mulligan_with_unknown_order_counts_cards():
     game = new_game()
     apply(game, "mulligan", player="p1", count=4)
-    assert game.state()["deck"] == 39
+    assert game.state().deck == 39
     apply(game, "end_turn")  # play begins (p1 draws), then p1's turn ends, p2 draws
-    state = game.state()
+    state = game.state().model_dump()
     assert state["turn"] == 2 and state["deck"] == 41
     assert state["players"]["p1"]["hand"] == 5 and state["players"]["p2"]["hand"] == 7
 
@@ -118,7 +118,7 @@ def test_the_coin_is_never_mulliganed():
     game = new_game(deck=deck_for())
     assert apply(game, "mulligan", player="p2", count=5) == []
     assert JOKER in game.sides["p2"].hand
-    assert game.state()["players"]["p2"]["hand"] == 6
+    assert game.state().players["p2"].hand == 6
     assert JOKER not in game.table.set_aside
 
 

@@ -6,7 +6,9 @@ players. `illegal` means a rule was broken; `warning` means the table and the ru
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
 
 ILLEGAL = "illegal"
 WARNING = "warning"
@@ -43,17 +45,17 @@ CODES: dict[str, tuple[str, str]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Alert:
+class Alert(BaseModel):
+    """What an event broke: a stable `code`, its severity, the event's index (0-based line
+    of the log) and a sentence for players."""
+
+    model_config = ConfigDict(frozen=True)
     code: str
-    severity: str
+    severity: Literal["illegal", "warning"]
     event: int
     message: str
-
-    def to_json(self) -> dict:
-        return asdict(self)
 
 
 def make_alert(code: str, event: int, message: str) -> Alert:
     severity, _ = CODES[code]
-    return Alert(code, severity, event, message)
+    return Alert(code=code, severity=severity, event=event, message=message)

@@ -1,65 +1,22 @@
 """A simple bot that plays whole legal games on a simulated deck.
 
-It knows every card (the deck order is given), lists the events the rules allow the active
-player, picks one at random and answers the opponent's secrets when they are due. It is
-what the property tests, the benchmark and the demo game are made with.
+It knows every card (the deck order is given), takes the events the rules allow the active
+player (`Game.legal_moves`), picks one at random and answers the opponent's secrets when
+they are due (`tracker.secrets`). It is what the property tests, the benchmark and the demo
+game are made with.
 """
 
 from __future__ import annotations
 
-import itertools
 import random
 from collections.abc import Iterator
 
 from cards import DECK, JOKER
 
-from .engine import Game, other
-from .events import Attack, EndTurn, Event, HeroPower, Mulligan, NewGame, Play
-from .heroes import Ability
+from .cards import other
+from .engine import Game
+from .events import Attack, EndTurn, Event, Mulligan, NewGame
 from .secrets import reveals_after, reveals_before
-
-
-def _characters(game: Game) -> list[str]:
-    return [p for p in game.sides] + [m.id for s in game.sides.values() for m in s.minions]
-
-
-def _target_options(game: Game, player: str, ability: Ability,
-                    rng: random.Random) -> list[str | list[str] | None]:
-    rule = ability.targeting
-    if rule.kind is None:
-        return [None]
-    everyone = _characters(game)
-    if rule.count == "split":
-        enemies = [c for c in everyone if game.owner(game.find(c)) != player]
-        points = game._split_points(player, ability)
-        spread = [rng.choice(enemies) for _ in range(points)]
-        return [[c] * points for c in enemies] + [spread]
-    if rule.count == 1:
-        return [None, *everyone] if rule.only_if else everyone
-    return [list(pair) for pair in itertools.combinations(everyone, rule.count)]
-
-
-def legal_moves(game: Game, rng: random.Random | None = None) -> list[Event]:
-    """Every event the active player may make now without breaking a rule (split damage
-    and multi-target cards are sampled rather than listed in full)."""
-    rng = rng or random.Random(0)
-    player = game.active
-    side = game.sides[player]
-    moves: list[Event] = [EndTurn(source="bot")]
-    for card in dict.fromkeys(c for c in side.hand if c is not None):
-        ability = game.ability_of(player, card)
-        choices = [1, 2] if ability.choose_one else [None]
-        for target, choice in itertools.product(_target_options(game, player, ability, rng),
-                                                choices):
-            moves.append(Play(player=player, card=card, target=target, choice=choice,
-                              source="bot"))
-    power = side.hero.power
-    for target in _target_options(game, player, power, rng):
-        moves.append(HeroPower(player=player, target=target, source="bot"))
-    attackers = [player] + [m.id for m in side.minions]
-    for attacker, target in itertools.product(attackers, _characters(game)):
-        moves.append(Attack(attacker=attacker, target=target, source="bot"))
-    return [m for m in moves if game.is_legal(m)]
 
 
 def _retarget(game: Game, move: Event) -> Event | None:
@@ -105,7 +62,7 @@ def play_game(heroes: tuple[str, str], seed: int, max_events: int = 3000,
         kept = len(game.sides[player].hand) - game.sides[player].hand.count(JOKER)
         game.apply(Mulligan(player=player, count=rng.randint(0, kept), source="bot"))
     while not game.over and len(game.events) < max_events:
-        moves = legal_moves(game, rng)
+        moves = game.legal_moves(rng)
         actions = [m for m in moves if not isinstance(m, EndTurn)]
         if not actions or rng.random() < end_turn_weight:
             move: Event = EndTurn(source="bot")
@@ -114,4 +71,3 @@ def play_game(heroes: tuple[str, str], seed: int, max_events: int = 3000,
         for _ in play_turn_event(game, move):
             pass
     return game
-

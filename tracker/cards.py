@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from cards import CardError, split_card
+from cards import JOKER, CardError, split_card
 
 SPELL_RANKS = ("J", "Q", "K", "A")
 PLAYERS = ("p1", "p2")
@@ -53,5 +53,15 @@ def parse_card(text: str) -> Card:
     return Card(*split_card(text))
 
 
+def card_cost(card: str) -> int:
+    """What playing `card` costs; The Coin (the joker) costs nothing."""
+    return 0 if card == JOKER else parse_card(card).cost
+
+
 def is_token_id(text: str) -> bool:
     return bool(_TOKEN.fullmatch(text))
+
+
+def other(player: str) -> str:
+    """The opponent of `player`."""
+    return "p2" if player == "p1" else "p1"

@@ -1,92 +1,133 @@
-"""When a secret on the table is due: the reveals an event calls for.
+"""Secret triggers (`on = …`): when a secret on the table is due, each implemented once.
 
 A secret resolves when its owner reveals it (`secret_revealed`). The log puts a "when"
-secret just before the event it answers and an "after" secret just after it. This module
-says which secrets an event sets off, from the trigger each hero file names. The bot uses it
-to play whole games; the tracker will use it to ask the players about a secret that should
-have gone off but was not turned over.
+secret just before the event it answers and an "after" secret just after it. `TRIGGERS` is
+every trigger a hero file may name, with what sets it off; `reveals_before` and
+`reveals_after` list the reveals an event calls for. The bot uses them to play whole games;
+the tracker will use them to ask about a secret that should have gone off but was not
+turned over.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from cards import JOKER
 
-from .cards import parse_card
-from .engine import Game, other
+from .board import Board
+from .cards import other, parse_card
 from .events import Attack, Event, Play, SecretRevealed
 from .table import Minion
 
-BEFORE = {"enemy_attacks", "enemy_attacks_hero", "enemy_minion_attacks",
-          "enemy_minion_attacks_hero", "friendly_minion_attacked", "enemy_casts_spell"}
+# (board, the secret's owner, the event, the board before the event) -> what the secret is
+# about: a minion or hero id, "" when it answers with no target, None when it is not due
+Answer = Callable[[Board, str, Event, Board], str | None]
 
 
-def _is_spell(game: Game, event: Play) -> bool:
+@dataclass(frozen=True)
+class Trigger:
+    text: str
+    before: bool  # a "when" secret, revealed before the event it answers; else "after"
+    answer: Answer
+
+
+def _attack(*, by_minion: bool = False, at: str = "character") -> Answer:
+    """An enemy attack on the owner's side: by any character or by a minion only, at any
+    friendly character, at the hero or at a minion. The answer is the attacker."""
+    def answer(board: Board, owner: str, event: Event, before: Board) -> str | None:
+        if not isinstance(event, Attack):
+            return None
+        attacker, target = board.find(event.attacker), board.find(event.target)
+        if attacker is None or target is None or board.owner(attacker) != other(owner):
+            return None
+        aimed = {"character": True, "hero": target == owner,
+                 "minion": isinstance(target, Minion)}[at]
+        mine = board.owner(target) == owner
+        if not mine or not aimed or (by_minion and not isinstance(attacker, Minion)):
+            return None
+        return event.attacker
+    return answer
+
+
+def _is_spell(board: Board, event: Play) -> bool:
     if event.card == JOKER:
         return True
     card = parse_card(event.card)
-    return not card.is_minion and game.ability_of(event.player, event.card).kind != "weapon"
+    return not card.is_minion and board.ability_of(event.player, event.card).kind != "weapon"
 
 
-def _fires_before(game: Game, trigger: str, owner: str, event: Event) -> bool:
-    if isinstance(event, Attack):
-        attacker, target = game.find(event.attacker), game.find(event.target)
-        if attacker is None or target is None or game.owner(attacker) != other(owner):
-            return False
-        by_minion = isinstance(attacker, Minion)
-        at_hero = target == owner
-        return {
-            "enemy_attacks": game.owner(target) == owner,
-            "enemy_attacks_hero": at_hero,
-            "enemy_minion_attacks": by_minion and game.owner(target) == owner,
-            "enemy_minion_attacks_hero": by_minion and at_hero,
-            "friendly_minion_attacked": isinstance(target, Minion) and target.owner == owner,
-        }.get(trigger, False)
-    if isinstance(event, Play) and trigger == "enemy_casts_spell":
-        return event.player == other(owner) and _is_spell(game, event)
-    return False
+def _casts_spell(board: Board, owner: str, event: Event, before: Board) -> str | None:
+    spell = isinstance(event, Play) and event.player == other(owner) and _is_spell(board, event)
+    return "" if spell else None
 
 
-def reveals_before(game: Game, event: Event) -> list[SecretRevealed]:
+def _plays_minion(board: Board, owner: str, event: Event, before: Board) -> str | None:
+    if isinstance(event, Play) and event.player == other(owner) and event.card != JOKER and \
+            parse_card(event.card).is_minion and isinstance(board.find(event.card), Minion):
+        return event.card
+    return None
+
+
+def _minion_dies(board: Board, owner: str, event: Event, before: Board) -> str | None:
+    return next((m for m in died_this_turn(board, owner)
+                 if m not in died_this_turn(before, owner)), None)
+
+
+def _hero_damaged(board: Board, owner: str, event: Event, before: Board) -> str | None:
+    lost = before.sides[owner].health - board.sides[owner].health
+    return "" if lost > 0 and board.sides[owner].health > 0 else None
+
+
+TRIGGERS: dict[str, Trigger] = {
+    "enemy_attacks": Trigger("an enemy character attacks one of yours", True, _attack()),
+    "enemy_attacks_hero": Trigger("an enemy character attacks your hero", True,
+                                  _attack(at="hero")),
+    "enemy_minion_attacks": Trigger("an enemy minion attacks one of your characters", True,
+                                    _attack(by_minion=True)),
+    "enemy_minion_attacks_hero": Trigger("an enemy minion attacks your hero", True,
+                                         _attack(by_minion=True, at="hero")),
+    "friendly_minion_attacked": Trigger("one of your minions is attacked", True,
+                                        _attack(at="minion")),
+    "enemy_casts_spell": Trigger("your opponent casts a spell", True, _casts_spell),
+    "enemy_plays_minion": Trigger("your opponent plays a minion", False, _plays_minion),
+    "friendly_minion_dies": Trigger("one of your minions dies", False, _minion_dies),
+    "friendly_hero_damaged": Trigger("your hero takes damage and lives", False, _hero_damaged),
+}
+
+
+def died_this_turn(board: Board, player: str) -> list[str]:
+    return [ident for ident, minion in board.dead.items() if minion.owner == player]
+
+
+def reveals_before(board: Board, event: Event) -> list[SecretRevealed]:
     """The "when" secrets of the player not acting that `event` sets off, oldest first."""
-    owner = other(game.active)
-    side = game.sides[owner]
+    owner = other(board.active)
     found = []
-    for card in side.secrets:
-        secret = game.secret_of(owner, card)
-        if secret and secret.trigger in BEFORE and _fires_before(game, secret.trigger, owner,
-                                                                 event):
-            if game.no_room_for(owner, secret):
-                continue
-            target = event.attacker if isinstance(event, Attack) and secret.trigger_target \
-                else None
-            found.append(SecretRevealed(player=owner, card=card, target=target, source="bot"))
-    return found
-
-
-def reveals_after(game: Game, event: Event, before: Game) -> list[SecretRevealed]:
-    """The "after" secrets that `event`, just applied to `game`, sets off (`before` is the
-    game as it was before the event)."""
-    owner = other(game.active)
-    side = game.sides[owner]
-    found = []
-    for card in side.secrets:
-        secret = game.secret_of(owner, card)
-        if secret is None or secret.trigger in BEFORE:
+    for card in board.sides[owner].secrets:
+        secret = board.secret_of(owner, card)
+        trigger = TRIGGERS[secret.trigger] if secret and secret.trigger else None
+        if trigger is None or not trigger.before:
             continue
-        target = None
-        if secret.trigger == "enemy_plays_minion":
-            if isinstance(event, Play) and event.player == other(owner) and \
-                    event.card != JOKER and parse_card(event.card).is_minion and \
-                    isinstance(game.find(event.card), Minion):
-                target = event.card
-        elif secret.trigger == "friendly_minion_dies":
-            target = next((m for m in game.died_this_turn(owner)
-                           if m not in before.died_this_turn(owner)), None)
-        elif secret.trigger == "friendly_hero_damaged":
-            lost = before.sides[owner].health - game.sides[owner].health
-            target = "" if lost > 0 and game.sides[owner].health > 0 else None
-        if target is not None:
-            found.append(SecretRevealed(player=owner, card=card, target=target or None,
-                                        source="bot"))
-            break  # one at a time: the next may no longer apply
+        answer = trigger.answer(board, owner, event, board)
+        if answer is None or board.no_room_for(owner, secret):
+            continue
+        target = answer or None if secret.trigger_target else None
+        found.append(SecretRevealed(player=owner, card=card, target=target, source="bot"))
     return found
+
+
+def reveals_after(board: Board, event: Event, before: Board) -> list[SecretRevealed]:
+    """The first "after" secret that `event`, just applied to `board`, sets off (`before`
+    is the board as it was before the event): one at a time, the next may no longer apply."""
+    owner = other(board.active)
+    for card in board.sides[owner].secrets:
+        secret = board.secret_of(owner, card)
+        trigger = TRIGGERS[secret.trigger] if secret and secret.trigger else None
+        if trigger is None or trigger.before:
+            continue
+        answer = trigger.answer(board, owner, event, before)
+        if answer is not None:
+            return [SecretRevealed(player=owner, card=card, target=answer or None,
+                                   source="bot")]
+    return []
