@@ -29,7 +29,7 @@ import numpy as np
 
 from .geometry import box_of_quad, iou_matrix, quads_of_boxes, rotated_nms
 from .memory import PileMemory
-from .observation import SIDEWAYS, UPRIGHT, Observation
+from .observation import SIDEWAYS, UPRIGHT, Columns, Observation
 from .piles import CROWDED_IOU, KEEP_IOU, PileView, pile_crop, piles
 from .runtime import ModelError, load_model
 
@@ -145,7 +145,7 @@ def decode_angle(code: np.ndarray) -> np.ndarray:
 
 
 @dataclass
-class Boxes:
+class Boxes(Columns):
     """Detections in network-input px."""
 
     centres: np.ndarray  # (N, 2)
@@ -156,16 +156,8 @@ class Boxes:
     off_centre: np.ndarray  # (N,) anchor to centre over the short side: 0 in full view
     anchors: np.ndarray  # (N, 2) the anchors voted for: the middle of what shows of a card
 
-    def __len__(self) -> int:
-        return len(self.scores)
-
     def quads(self) -> np.ndarray:
         return quads_of_boxes(self.centres, self.sizes, self.angles)
-
-    def take(self, index: np.ndarray) -> Boxes:
-        return Boxes(self.centres[index], self.sizes[index], self.angles[index],
-                     self.scores[index], self.face_up[index], self.off_centre[index],
-                     self.anchors[index])
 
 
 def group_by_votes(votes: np.ndarray, scores: np.ndarray,
@@ -238,7 +230,7 @@ def orientations(quads: np.ndarray, table_from_image: np.ndarray | None = None) 
 
 
 @dataclass
-class Found:
+class Found(Columns):
     """Detections in frame px: the columns `CardDetector.detect` gives."""
 
     quads: np.ndarray  # (N, 4, 2)
@@ -256,9 +248,6 @@ class Found:
     def concatenate(cls, parts: list[Found]) -> Found:
         return cls(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)))
 
-    def take(self, index: np.ndarray) -> Found:
-        return Found(*(getattr(self, f.name)[index] for f in fields(self)))
-
 
 def run_network(session, image: np.ndarray, threshold: float, nms_iou: float) -> Boxes:
     """A detector network's boxes on one input image (h, w, 3) uint8, after NMS."""
@@ -266,7 +255,7 @@ def run_network(session, image: np.ndarray, threshold: float, nms_iou: float) ->
     heat, regression = session.run(None, {"image": x})
     found = decode(heat[0, 0], regression[0], threshold)
     keep = rotated_nms(found.quads(), found.scores, nms_iou)
-    return found.take(keep)
+    return found[keep]
 
 
 class CardDetector:
@@ -334,7 +323,7 @@ class CardDetector:
             if len(group) == 1:  # a face-up card alone: only what lies under or over it
                 kept &= iou_matrix(seen.quads, found.quads[group]).max(
                     axis=1, initial=0.0) >= CROWDED_IOU
-            seen = seen.take(np.nonzero(kept)[0])  # a copy: memory keeps its own
+            seen = seen[np.nonzero(kept)[0]]  # a copy: memory keeps its own
             core = np.nonzero(mine(found.anchor))[0]
             # first-pass boxes in the core that a second-look box overlaps by KEEP_IOU; the
             # pile network misses some cards the first pass found, and those stay
@@ -348,7 +337,7 @@ class CardDetector:
             cores.append((view, short))
         if self.pile_memory is not None:
             self.pile_memory.next_frame()
-        return Found.concatenate([found.take(np.nonzero(~owned)[0]), *again])
+        return Found.concatenate([found[np.nonzero(~owned)[0]], *again])
 
     def _look(self, frame: np.ndarray, centre: np.ndarray, short: float
               ) -> tuple[Found, PileView]:
@@ -380,7 +369,7 @@ class CardDetector:
         boxes, and fewer cards were named."""
         found = Found.concatenate([Found.of(*self.boxes(frame, zoom)) for zoom in zooms])
         if len(zooms) > 1:  # pooled: a card found at two zooms kept once
-            found = found.take(rotated_nms(found.quads, found.score, ZOOM_MERGE_IOU))
+            found = found[rotated_nms(found.quads, found.score, ZOOM_MERGE_IOU)]
         else:
             found = self.look_again(frame, found)
         quads = found.quads.astype(np.float32)

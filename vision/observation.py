@@ -3,12 +3,14 @@
 One typed container of equal-length arrays, after supervision's `Detections`: a stage adds
 or fills columns, filtering is boolean indexing (`obs[obs.confidence > 0.9]`), converters
 live at the edges (`to_json` gives the `recognize` contract's list). Drawing is elsewhere;
-the overlay only reads it.
+the overlay only reads it. The detector's own stages carry such columns too (`Columns`:
+`vision.detect.Boxes`, `Found`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
+from typing import Self
 
 import numpy as np
 
@@ -22,7 +24,30 @@ def _strings(values: object, n: int, default: str | None) -> np.ndarray:
 
 
 @dataclass
-class Observation:
+class Columns:
+    """A dataclass of equal-length arrays, one entry a card: rows are taken by boolean mask,
+    index array, slice or one index, and give the same kind of container. A field holding an
+    array is a column, and so is each array of a field holding a dict of them (more
+    columns); any other field (a timestamp) belongs to the whole and is kept."""
+
+    def __len__(self) -> int:
+        return len(getattr(self, fields(self)[0].name))
+
+    def __getitem__(self, index: object) -> Self:
+        if isinstance(index, int | np.integer):
+            index = [int(index)]
+        rows: dict[str, object] = {}
+        for column in fields(self):
+            value = getattr(self, column.name)
+            if isinstance(value, np.ndarray):
+                rows[column.name] = value[index]
+            elif isinstance(value, dict):
+                rows[column.name] = {k: v[index] for k, v in value.items()}
+        return replace(self, **rows)
+
+
+@dataclass
+class Observation(Columns):
     quads: np.ndarray  # (N, 4, 2) float32: corners in image pixels, clockwise
     cards: np.ndarray  # (N,) card id, "JK", "BACK" or "UNKNOWN"
     confidence: np.ndarray  # (N,) float32: the classifier's calibrated probability
@@ -52,17 +77,6 @@ class Observation:
                    np.zeros(n, np.float32) if confidence is None
                    else np.asarray(confidence, np.float32),
                    _strings(orientation, n, UPRIGHT), _strings(zones, n, None), timestamp)
-
-    def __len__(self) -> int:
-        return len(self.quads)
-
-    def __getitem__(self, index: object) -> Observation:
-        """Rows by boolean mask, index array or slice; always an Observation."""
-        if isinstance(index, int | np.integer):
-            index = [int(index)]
-        return Observation(self.quads[index], self.cards[index], self.confidence[index],
-                           self.orientation[index], self.zones[index], self.timestamp,
-                           {k: v[index] for k, v in self.extra.items()})
 
     def to_json(self) -> list[dict]:
         """The `recognize` contract: card, confidence, quad, zone (and orientation)."""
