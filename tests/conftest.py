@@ -1,4 +1,5 @@
-"""Shared helpers: build a game a few turns in and apply events written as keyword args."""
+"""Shared helpers of the rule tests: build a game a few turns in, apply or check events
+written as keyword arguments, and read the state as the contract's JSON."""
 
 from __future__ import annotations
 
@@ -17,6 +18,10 @@ class Table:
     def do(self, type: str, **fields) -> list[str]:
         """Apply one event; return the alert codes it raised."""
         return [a.code for a in self.game.apply(parse_event({"type": type, **fields}))]
+
+    def check(self, type: str, **fields) -> list[str]:
+        """The alert codes an event would raise, without applying it."""
+        return [a.code for a in self.game.check(parse_event({"type": type, **fields}))]
 
     def play(self, player: str, card: str, **fields) -> list[str]:
         return self.do("play", player=player, card=card, **fields)
@@ -48,6 +53,9 @@ class Table:
                     return minion
         return None
 
+    def stats(self, ident: str) -> tuple[int, int]:
+        return stats(self.minion(ident))
+
     def minion_ids(self, player: str) -> list[str]:
         return [m["id"] for m in self.side(player)["minions"]]
 
@@ -57,6 +65,16 @@ class Table:
 
     def ledger_total(self) -> int:
         return sum(self.game.table.ledger().values())
+
+
+def ok(codes: list[str]) -> None:
+    """A legal event raises no alert at all."""
+    assert codes == []
+
+
+def stats(minion: dict) -> tuple[int, int]:
+    """A minion's (attack, health) as the state shows them."""
+    return minion["attack"], minion["health"]
 
 
 def start(p1: str = "jaina", p2: str = "garrosh", *, turn: int = 1,

@@ -4,21 +4,10 @@ Deck arithmetic: the draw deck holds 43 - N cards at the start of turn N. Armor,
 and damage markers leave the top of the deck and come back to its bottom.
 """
 
-from conftest import start
+from conftest import ok, start
 
-from tracker.events import Play, parse_event
+from tracker.events import Play
 from tracker.secrets import reveals_before
-
-
-def ok(codes: list[str]) -> None:
-    """A legal event raises no alert at all."""
-    assert codes == []
-
-
-def check(t, type: str, **fields) -> list[str]:
-    """The alert codes an event would raise, without applying it."""
-    return [a.code for a in t.game.check(parse_event({"type": type, **fields}))]
-
 
 # --- hero power: Armor Up! ----------------------------------------------------------------
 
@@ -67,7 +56,7 @@ def test_charge_minion_attacks_the_turn_it_is_played():
     ok(t.attack("8S", "p2"))
     assert t.side("p2")["health"] == 17
     ok(t.play("p1", "8H"))  # no Charge
-    assert "attacker_exhausted" in check(t, "attack", attacker="8H", target="p2")
+    assert "attacker_exhausted" in t.check("attack", attacker="8H", target="p2")
 
 
 # --- J Whirlwind --------------------------------------------------------------------------
@@ -117,7 +106,7 @@ def test_fiery_war_axe_is_a_3_2_weapon_that_loses_1_durability_an_attack():
     ok(t.attack("p1", "p2"))
     assert t.side("p2")["health"] == 17
     assert t.side("p1")["weapon"]["durability"] == 1 and t.deck == deck - 1
-    assert "already_attacked" in check(t, "attack", attacker="p1", target="p2")
+    assert "already_attacked" in t.check("attack", attacker="p1", target="p2")
     t.end_turn(2)
     deck, discard = t.deck, t.state["discard"]
     ok(t.attack("p1", "p2"))

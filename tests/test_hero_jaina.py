@@ -5,20 +5,7 @@ start of turn N. Markers (damage, buff, armor, durability, token stacks) leave t
 the deck and come back to its bottom; a revealed secret is shuffled back in (+1).
 """
 
-from conftest import start
-
-from tracker.events import parse_event
-
-
-def ok(codes: list[str]) -> None:
-    """A legal event raises no alert at all."""
-    assert codes == []
-
-
-def check(t, type: str, **fields) -> list[str]:
-    """The alert codes an event would raise, without applying it."""
-    return [a.code for a in t.game.check(parse_event({"type": type, **fields}))]
-
+from conftest import ok, start
 
 # --- hero power: Fireblast ----------------------------------------------------------------
 
@@ -30,7 +17,7 @@ def test_fireblast_deals_1_to_a_hero_once_per_turn_for_2_mana():
     assert t.side("p2")["health"] == 19
     assert p1["mana"] == 0 and p1["hero_power_used"]
     assert t.deck == deck  # hero damage is kept on the tracker, not with cards
-    assert "hero_power_used" in check(t, "hero_power", player="p1", target="p2")
+    assert "hero_power_used" in t.check("hero_power", player="p1", target="p2")
     assert t.ledger_total() == 53
 
 
@@ -110,7 +97,7 @@ def test_arcane_missiles_gets_one_more_point_per_spell_damage():
     ok(t.play("p2", "8H"))
     t.end_turn()
     ok(t.play("p1", "6D"))
-    assert "invalid_target" in check(t, "play", player="p1", card="JH",
+    assert "invalid_target" in t.check("play", player="p1", card="JH",
                                      target=["8H", "8H", "p2"])  # 3 + 1 = 4 points to name
     deck, discard = t.deck, t.state["discard"]
     ok(t.play("p1", "JH", target=["8H", "8H", "8H", "p2"]))
@@ -124,9 +111,9 @@ def test_arcane_missiles_gets_one_more_point_per_spell_damage():
 def test_arcane_missiles_hits_only_enemy_characters():
     t = start("jaina", "garrosh", turn=11)
     ok(t.play("p1", "7H"))
-    assert "invalid_target" in check(t, "play", player="p1", card="JH",
+    assert "invalid_target" in t.check("play", player="p1", card="JH",
                                      target=["p2", "p2", "p1"])
-    assert "invalid_target" in check(t, "play", player="p1", card="JH",
+    assert "invalid_target" in t.check("play", player="p1", card="JH",
                                      target=["p2", "p2", "7H"])
 
 
@@ -143,7 +130,7 @@ def test_frostbolt_deals_3_and_freezes_through_next_turn():
     assert t.deck == deck - 3  # three damage markers
     t.end_turn()  # turn 12: p2's next turn, 10H still frozen
     assert t.minion("10H")["frozen"]
-    assert "attacker_frozen" in check(t, "attack", attacker="10H", target="p1")
+    assert "attacker_frozen" in t.check("attack", attacker="10H", target="p1")
     t.end_turn()  # turn 13: the freeze is over
     assert not t.minion("10H")["frozen"]
     t.end_turn()  # turn 14
@@ -161,7 +148,7 @@ def test_frostbolt_freezes_a_hero_so_its_weapon_cannot_attack():
     assert t.side("p2")["health"] == 17 and t.side("p2")["frozen"]
     assert t.deck == deck
     t.end_turn()
-    assert "attacker_frozen" in check(t, "attack", attacker="p2", target="p1")
+    assert "attacker_frozen" in t.check("attack", attacker="p2", target="p1")
     assert t.ledger_total() == 53
 
 
@@ -211,8 +198,8 @@ def test_secret_is_set_face_down_and_cannot_go_off_on_its_owners_turn():
     ok(t.play("p1", "KH"))
     assert t.side("p1")["secrets"] == 1 and t.side("p1")["hand"] == hand - 1
     assert t.side("p1")["mana"] == 0
-    assert "secret_on_own_turn" in check(t, "secret_revealed", player="p1", card="KH")
-    assert "not_a_secret" in check(t, "secret_revealed", player="p1", card="QH")
+    assert "secret_on_own_turn" in t.check("secret_revealed", player="p1", card="KH")
+    assert "not_a_secret" in t.check("secret_revealed", player="p1", card="QH")
 
 
 def test_ice_barrier_gives_5_armor_before_the_attack_lands():
@@ -257,7 +244,7 @@ def test_counterspell_on_the_coin_gives_no_mana():
     ok(t.reveal("p1", "KD"))
     ok(t.play("p2", "JK"))
     assert t.side("p2")["mana"] == 3
-    assert "not_enough_mana" in check(t, "play", player="p2", card="9H")  # 4 mana
+    assert "not_enough_mana" in t.check("play", player="p2", card="9H")  # 4 mana
     assert t.ledger_total() == 53
 
 
@@ -309,7 +296,7 @@ def test_vaporize_destroys_a_minion_attacking_the_hero_and_the_attack_never_happ
     ok(t.play("p1", "KS"))  # Vaporize
     t.end_turn()  # turn 12
     deck, discard = t.deck, t.state["discard"]
-    assert "invalid_target" in check(t, "secret_revealed", player="p1", card="KS",
+    assert "invalid_target" in t.check("secret_revealed", player="p1", card="KS",
                                      target="p2")  # a hero attack is not a minion's
     ok(t.reveal("p1", "KS", target="9H"))  # before 9H's attack on p1
     assert t.minion("9H") is None

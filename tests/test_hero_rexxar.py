@@ -4,26 +4,10 @@ Deck arithmetic: the draw deck holds 43 - N cards at the start of turn N. Marker
 top of the deck and come back to its bottom; a revealed secret is shuffled back in (+1).
 """
 
-from conftest import start
+from conftest import ok, start
 
-from tracker.events import Attack, parse_event
+from tracker.events import Attack
 from tracker.secrets import reveals_before
-
-
-def ok(codes: list[str]) -> None:
-    """A legal event raises no alert at all."""
-    assert codes == []
-
-
-def check(t, type: str, **fields) -> list[str]:
-    """The alert codes an event would raise, without applying it."""
-    return [a.code for a in t.game.check(parse_event({"type": type, **fields}))]
-
-
-def stats(t, ident: str) -> tuple[int, int]:
-    minion = t.minion(ident)
-    return minion["attack"], minion["health"]
-
 
 # --- hero power: Steady Shot --------------------------------------------------------------
 
@@ -61,10 +45,10 @@ def test_aspect_of_the_pack_gives_plus_1_attack_unmarked_while_another_beast_is_
     deck = t.deck
     ok(t.play("p1", "6H"))  # not a Beast
     ok(t.play("p1", "7S"))
-    assert stats(t, "7S") == (2, 2)
+    assert t.stats("7S") == (2, 2)
     ok(t.play("p1", "8S"))  # a second Beast
-    assert stats(t, "7S") == (3, 2) and stats(t, "8S") == (4, 3)
-    assert stats(t, "6H") == (1, 1)
+    assert t.stats("7S") == (3, 2) and t.stats("8S") == (4, 3)
+    assert t.stats("6H") == (1, 1)
     assert t.deck == deck  # a conditional bonus is not marked
 
 
@@ -72,7 +56,7 @@ def test_aspect_of_the_pack_is_plus_1_however_many_beasts():
     t = start("rexxar", "garrosh", turn=11)
     for card in ("6S", "7S", "8S"):
         ok(t.play("p1", card))
-    assert [stats(t, c) for c in ("6S", "7S", "8S")] == [(2, 1), (3, 2), (4, 3)]
+    assert [t.stats(c) for c in ("6S", "7S", "8S")] == [(2, 1), (3, 2), (4, 3)]
 
 
 def test_aspect_of_the_pack_bonus_deals_damage_and_ends_when_the_pack_breaks():
@@ -88,7 +72,7 @@ def test_aspect_of_the_pack_bonus_deals_damage_and_ends_when_the_pack_breaks():
     assert t.minion("7S") is None
     assert t.deck == deck - 3  # three damage markers on 10H
     assert t.state["discard"] == discard + 1
-    assert stats(t, "8S") == (3, 3)  # the pack is gone
+    assert t.stats("8S") == (3, 3)  # the pack is gone
     assert t.ledger_total() == 53
 
 
@@ -206,7 +190,7 @@ def test_snake_trap_summons_three_beast_snakes_and_the_attack_goes_on():
     ok(t.reveal("p1", "QC"))  # when 9H is attacked
     snakes = t.minion_ids("p1")[1:]
     assert len(snakes) == 3
-    assert all(stats(t, s) == (1, 1) and t.minion(s)["card"] is None for s in snakes)
+    assert all(t.stats(s) == (1, 1) and t.minion(s)["card"] is None for s in snakes)
     assert t.deck == deck - 3 + 1  # one card a snake; the secret shuffled in
     ok(t.attack("8S", "9H"))  # the original target
     assert t.minion("9H")["health"] == 1 and t.minion("8S") is None
@@ -259,7 +243,7 @@ def test_freezing_trap_returns_the_attacker_to_hand_and_its_markers_to_the_deck(
     ok(t.play("p1", "QS"))  # Freezing Trap
     t.end_turn()  # turn 12
     deck, hand, discard = t.deck, t.side("p2")["hand"], t.state["discard"]
-    assert "invalid_target" in check(t, "secret_revealed", player="p1", card="QS",
+    assert "invalid_target" in t.check("secret_revealed", player="p1", card="QS",
                                      target="p2")
     ok(t.reveal("p1", "QS", target="10H"))  # when 10H attacks; the attack is cancelled
     assert t.minion("10H") is None
@@ -268,7 +252,7 @@ def test_freezing_trap_returns_the_attacker_to_hand_and_its_markers_to_the_deck(
     assert t.deck == deck + 2 + 1  # damage markers back; the secret shuffled in
     assert t.side("p1")["health"] == 20
     ok(t.play("p2", "10H"))  # back from the hand, undamaged
-    assert stats(t, "10H") == (5, 5)
+    assert t.stats("10H") == (5, 5)
     assert t.ledger_total() == 53
 
 
@@ -352,7 +336,7 @@ def test_multi_shot_needs_two_different_targetable_enemy_minions():
     ok(t.play("p1", "7H"))
 
     def codes(target):
-        return check(t, "play", player="p1", card="AH", target=target)
+        return t.check("play", player="p1", card="AH", target=target)
 
     assert "invalid_target" in codes(["9H"])
     assert "invalid_target" in codes(["9H", "9H"])

@@ -5,25 +5,10 @@ buff, damage and durability markers leave the top of the deck and come back to i
 bottom; a revealed secret is shuffled back in (+1).
 """
 
-from conftest import start
+from conftest import ok, start, stats
 
-from tracker.events import Attack, parse_event
+from tracker.events import Attack
 from tracker.secrets import reveals_before
-
-
-def ok(codes: list[str]) -> None:
-    """A legal event raises no alert at all."""
-    assert codes == []
-
-
-def check(t, type: str, **fields) -> list[str]:
-    """The alert codes an event would raise, without applying it."""
-    return [a.code for a in t.game.check(parse_event({"type": type, **fields}))]
-
-
-def stats(minion: dict) -> tuple[int, int]:
-    return minion["attack"], minion["health"]
-
 
 # --- hero power: Reinforce ----------------------------------------------------------------
 
@@ -46,7 +31,7 @@ def test_reinforce_cannot_be_used_with_5_minions():
     ok(t.power("p1"))
     t.end_turn(2)
     ok(t.play("p1", "7H"))  # the fifth minion
-    assert "board_full" in check(t, "hero_power", player="p1")
+    assert "board_full" in t.check("hero_power", player="p1")
 
 
 # --- ♠ Reinforcements ---------------------------------------------------------------------
@@ -97,7 +82,7 @@ def test_noble_sacrifice_defender_takes_a_hero_attack_on_a_minion_even_past_taun
     assert t.side("p2")["health"] == 18
     assert t.deck == deck - 2 + 1 + 2 + 1
     ok(t.play("p2", "8S"))  # 3/3 Charge: a new attack must respect Taunt again
-    assert "taunt" in check(t, "attack", attacker="8S", target="p1")
+    assert "taunt" in t.check("attack", attacker="8S", target="p1")
     assert t.ledger_total() == 53
 
 

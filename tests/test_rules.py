@@ -35,11 +35,6 @@ def apply(game: Game, type: str, **fields) -> list[str]:
     return [a.code for a in game.apply(parse_event({"type": type, **fields}))]
 
 
-def would(t, type: str, **fields) -> list[str]:
-    """The alert codes an event would raise, without applying it."""
-    return [a.code for a in t.game.check(parse_event({"type": type, **fields}))]
-
-
 def ledger_ok(game: Game) -> bool:
     return sum(game.table.ledger().values()) == 53
 
@@ -228,8 +223,8 @@ def test_taunt_must_be_attacked_first():
     t.play("p2", "6D")
     t.end_turn()
     t.play("p1", "7S")  # Charge
-    assert would(t, "attack", attacker="7S", target="p2") == ["taunt"]
-    assert would(t, "attack", attacker="7S", target="6D") == ["taunt"]
+    assert t.check("attack", attacker="7S", target="p2") == ["taunt"]
+    assert t.check("attack", attacker="7S", target="6D") == ["taunt"]
     assert t.attack("7S", "6H") == []
     assert t.minion("6H") is None
     assert t.minion("7S")["health"] == 1
@@ -272,23 +267,23 @@ def test_stealth_lasts_until_its_controller_next_turn():
     t.end_turn()  # p1's turn: still in Stealth
     assert t.minion("7C")["stealth"] is True
     t.play("p1", "7S")  # Charge
-    assert would(t, "attack", attacker="7S", target="7C") == ["target_stealthed"]
+    assert t.check("attack", attacker="7S", target="7C") == ["target_stealthed"]
     assert t.play("p1", "JS") == []  # Whirlwind: area damage still hits it
     assert t.minion("7C")["health"] == 1
     assert t.minion("7C")["stealth"] is True
     t.end_turn()  # p2's turn begins: Stealth is over
     assert t.minion("7C")["stealth"] is False
     t.end_turn()
-    assert would(t, "attack", attacker="7S", target="7C") == []
+    assert t.check("attack", attacker="7S", target="7C") == []
 
 
 def test_stealthed_minion_cannot_be_targeted_by_the_enemy():
     t = start("jaina", "garrosh", turn=2)
     t.play("p2", "6C")
     t.end_turn()
-    assert would(t, "hero_power", player="p1", target="6C") == ["target_stealthed"]
-    assert would(t, "play", player="p1", card="QS", target="6C") == ["target_stealthed"]
-    assert would(t, "play", player="p1", card="JS", target=["p2", "6C", "p2"]) == [
+    assert t.check("hero_power", player="p1", target="6C") == ["target_stealthed"]
+    assert t.check("play", player="p1", card="QS", target="6C") == ["target_stealthed"]
+    assert t.check("play", player="p1", card="JS", target=["p2", "6C", "p2"]) == [
         "target_stealthed"]
 
 
@@ -305,7 +300,7 @@ def test_exhaustion_and_charge():
     t.play("p1", "6S")  # warrior ♠: Charge
     assert t.minion("7H")["exhausted"] is True
     assert t.minion("6S")["exhausted"] is False
-    assert would(t, "attack", attacker="7H", target="p2") == ["attacker_exhausted"]
+    assert t.check("attack", attacker="7H", target="p2") == ["attacker_exhausted"]
     assert t.attack("6S", "p2") == []
     assert t.side("p2")["health"] == 19
     t.end_turn(2)
@@ -455,7 +450,7 @@ def test_freeze_stops_a_minion_attacking_on_its_controller_next_turn():
     assert t.minion("9H")["frozen"] is True
     t.end_turn()
     assert t.minion("9H")["frozen"] is True
-    assert would(t, "attack", attacker="9H", target="p1") == ["attacker_frozen"]
+    assert t.check("attack", attacker="9H", target="p1") == ["attacker_frozen"]
     t.end_turn()
     assert t.minion("9H")["frozen"] is False
     t.end_turn()
@@ -471,7 +466,7 @@ def test_freeze_stops_a_hero_attacking():
     assert t.side("p2")["frozen"] is True
     assert t.side("p2")["health"] == 17
     t.end_turn()
-    assert would(t, "attack", attacker="p2", target="p1") == ["attacker_frozen"]
+    assert t.check("attack", attacker="p2", target="p1") == ["attacker_frozen"]
     t.end_turn(2)
     assert t.side("p2")["frozen"] is False
     assert t.attack("p2", "p1") == []
@@ -491,7 +486,7 @@ def test_weapon_durability_markers_and_destruction():
     assert t.side("p2")["health"] == 17
     assert t.side("p1")["weapon"]["durability"] == 1
     assert t.deck == size - 1 and t.game.table.deck[-1] in top2
-    assert would(t, "attack", attacker="p1", target="p2") == ["already_attacked"]
+    assert t.check("attack", attacker="p1", target="p2") == ["already_attacked"]
     t.end_turn(2)
     size = t.deck
     assert t.attack("p1", "p2") == []
@@ -499,7 +494,7 @@ def test_weapon_durability_markers_and_destruction():
     assert t.side("p1")["weapon"] is None
     assert t.deck == size + 1
     assert t.game.table.discard[-1] == "QS"
-    assert would(t, "attack", attacker="p1", target="p2") == ["already_attacked", "no_weapon"]
+    assert t.check("attack", attacker="p1", target="p2") == ["already_attacked", "no_weapon"]
 
 
 def test_a_new_weapon_replaces_the_old():
