@@ -39,6 +39,20 @@ def test_totemic_call_reveals_until_a_missing_suit_and_puts_the_rest_at_the_bott
     assert t.ledger_total() == 53
 
 
+def test_totemic_call_reveals_past_the_coin_which_is_no_totem():
+    # A log that plays a card known to lie in the deck swaps it with the last card of the
+    # hand; here that is The Coin, which lands on top of the deck and is turned over next.
+    deck = arranged({10: "6H", 11: "2C", 12: "5H"})
+    t = start("garrosh", "thrall", turn=2, deck=deck)  # p2: D4-D8, The Coin, D10
+    assert t.play("p2", "6H") == []
+    assert t.play("p2", "2C") == ["card_not_in_hand", "not_enough_mana"]
+    assert t.game.table.deck[0] == "JK"
+    t.power("p2")  # reveals The Coin, then 5H: Stoneclaw Totem
+    assert t.minion_ids("p2") == ["6H", "2C", "5H"]
+    assert t.game.table.deck[-1] == "JK"  # back to the bottom with what was not a totem
+    assert t.ledger_total() == 53
+
+
 def _four_totems():
     """Thrall calls a totem on turns 3, 5, 7 and 9 from a known deck: ♥ ♦ ♣ ♠."""
     t = start("thrall", "garrosh", turn=3,

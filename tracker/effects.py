@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar
 
+from cards import DECK
+
 from .abilities import NO_ABILITY, Ability, Effect, Hero
 from .board import Board, Context, EngineError
 from .selectors import select
@@ -275,7 +277,7 @@ class TotemicCall(Word):
         side = board.sides[ctx.player]
         present = {m.totem_suit for m in side.minions if m.totem_suit}
         cards = _turn_over(board.table, ctx.revealed, present)
-        totem = next((c for c in cards if c[-1] not in present), None)
+        totem = next((c for c in cards if _new_totem(c, present)), None)
         board.table.to_bottom([c for c in cards if c != totem])
         if totem is None or len(side.minions) >= MAX_MINIONS:
             if totem is not None:
@@ -286,6 +288,11 @@ class TotemicCall(Word):
                                       totem_suit=totem[-1]))
 
 
+def _new_totem(card: str, present: set[str]) -> bool:
+    """A face of a suit whose totem is not in play (The Coin has no suit)."""
+    return card in DECK and card[-1] not in present
+
+
 def _turn_over(table: Table, revealed: list[str] | None, present: set[str]) -> list[str]:
     """The cards Totemic Call turns over from the top; an empty deck only stops it."""
     deck = table.deck
@@ -294,7 +301,7 @@ def _turn_over(table: Table, revealed: list[str] | None, present: set[str]) -> l
             raise EngineError("Totemic Call needs 'revealed' (the cards turned over) when "
                               "the deck order is not known")
         cards = []
-        while deck and (not cards or cards[-1][-1] in present):
+        while deck and (not cards or not _new_totem(cards[-1], present)):
             cards.append(deck.popleft())
         return cards
     # Check every card before moving any: an unseen card can only be one of the deck's
