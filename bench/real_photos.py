@@ -3,10 +3,11 @@
 Each labelled box holds one card; the card's outline inside it is found as the largest
 card-shaped bright region (Otsu threshold, minimum-area rectangle), rectified, and named by
 the shipped model. This measures the classifier on real cameras and a real deck design, apart
-from detection (the full `recognize` path is measured once the detector exists). The photos
-are read in place, never copied, never trained on.
+from detection; `--recognize` measures the whole `recognize` path instead (detector, refiner,
+classifier). The photos are read in place, never copied, never trained on.
 
-    python bench/real_photos.py [--data DIR]
+    python bench/real_photos.py [--data DIR] [--recognize [--one-zoom]] [--detector D.onnx]
+                                [--classifier C.onnx]
 """
 
 from __future__ import annotations

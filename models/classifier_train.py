@@ -84,16 +84,6 @@ def build_model(classes: int, width: float = 1.0):  # -> torch.nn.Module (lazy t
     return CardNet()
 
 
-
-
-
-
-
-
-
-
-
-
 def export(model, temperature: float, path: Path) -> None:
     """ONNX taking uint8-range float images NCHW (1/255 inside), giving probabilities."""
     import torch
@@ -114,10 +104,6 @@ def export(model, temperature: float, path: Path) -> None:
                       dynamic_axes={"cards": {0: "n"}, "probabilities": {0: "n"}})
 
 
-
-
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--train", type=int, default=60_000, help="training samples")
@@ -127,12 +113,12 @@ def main() -> None:
                         "to continue a run)")
     parser.add_argument("--relettered", type=float, default=0.0,
                         help="share of training courts and aces drawn with another index "
-                        "letter (V, B, F, D, R, 1); 0.35 taught ancient_french's V and 1, +4 "
-                        "points, and cost the other held-out designs up to 1.4 (not shipped)")
+                        "letter (V, B, F, D, R, 1); 0 for the shipped model (what more did: "
+                        "docs/vision.md, Next 2)")
     parser.add_argument("--no-card", type=float, default=0.0,
                         help="share of training samples where no card lies (a hero card, "
-                        "a hand, a phone, the table), of a class of their own (NONE); 0.06 "
-                        "named nothing on no card but half as many backs (not shipped)")
+                        "a hand, a phone, the table), of a class of their own (NONE); 0 for the "
+                        "shipped model (what 0.06 did: docs/vision.md, Next 6)")
     width_argument(parser)
     run_arguments(parser, MODELS / "card_classifier.onnx", BATCH)
     args = parser.parse_args()

@@ -34,7 +34,6 @@ MATCH_IOU = 0.5
 MAX_FAN = 5  # issue 3 asks fans of up to this many markers counted exactly
 SCORE_GRID = tuple(float(t) for t in np.round(np.arange(0.15, 0.76, 0.05), 2))
 NMS_GRID = (0.7, 0.8, 0.9, 0.95, 1.01)  # 1.01: no rotated-box NMS at all
-SIZES = tuple(FRAME_SIZES.values())  # the refiner's scenes alternate
 STRAY_IOU = 0.1  # a detection overlapping no card by more than this lies on no card
 
 
@@ -175,20 +174,6 @@ class Scored:
                                     for r in sorted(by_fan_role)}}
 
 
-def scene_cards(seed: int, k: int, designs: list[str], detector: CardDetector) -> tuple:
-    """One rendered scene, the shipped detector's quads and the true cards they matched."""
-    rng = np.random.default_rng(seed * 1000 + k)
-    result = render(random_scene(rng, designs=designs, image_size=SIZES[k % 2]))
-    obs = detector.detect(result.image)
-    cards = [c for c in result.cards if c.visible > 0]
-    truth = np.float32([c.quad for c in cards]).reshape(-1, 4, 2)
-    visible = np.float32([c.visible for c in cards])
-    took, _ = match(np.argsort(-obs.extra["score"], kind="stable"),
-                    iou_matrix(obs.quads, truth), visible >= MIN_VISIBLE)
-    found = np.nonzero(took >= 0)[0]
-    return result, obs.quads[found], [cards[i] for i in took[found]], rng
-
-
 def pick_thresholds(scored: Scored) -> tuple[float, float]:
     """The score threshold and NMS overlap with the best F1 on the calibration designs."""
     best = max((scored.metrics(t, n)["f1"], -t, n) for t in SCORE_GRID for n in NMS_GRID)
@@ -260,6 +245,23 @@ def reading_figures(probabilities: np.ndarray, labels: np.ndarray,
 
 
 # the refiner's outlines
+SIZES = tuple(FRAME_SIZES.values())  # the frame sizes of its scenes, alternating
+
+
+def scene_cards(seed: int, k: int, designs: list[str], detector: CardDetector) -> tuple:
+    """One rendered scene, the shipped detector's quads and the true cards they matched."""
+    rng = np.random.default_rng(seed * 1000 + k)
+    result = render(random_scene(rng, designs=designs, image_size=SIZES[k % 2]))
+    obs = detector.detect(result.image)
+    cards = [c for c in result.cards if c.visible > 0]
+    truth = np.float32([c.quad for c in cards]).reshape(-1, 4, 2)
+    visible = np.float32([c.visible for c in cards])
+    took, _ = match(np.argsort(-obs.extra["score"], kind="stable"),
+                    iou_matrix(obs.quads, truth), visible >= MIN_VISIBLE)
+    found = np.nonzero(took >= 0)[0]
+    return result, obs.quads[found], [cards[i] for i in took[found]], rng
+
+
 def corner_error(quads: np.ndarray, truth: np.ndarray) -> np.ndarray:
     """Each card's mean corner distance to the true outline, in card widths."""
     offsets = offsets_of(truth, crop_warps(portrait_orders(quads)))

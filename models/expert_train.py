@@ -40,12 +40,6 @@ MODELS = Path(__file__).parent
 BATCH = 128
 
 
-
-
-
-
-
-
 def build_model(classes: int = len(SUITS)):  # -> torch.nn.Module (lazy torch: train extra)
     """Each corner through shared weights, max-pooled over the corner and then over both
     corners: one covered corner is not fatal, and a half-turned card reads the same."""
@@ -98,8 +92,6 @@ def export(model, temperature: float, path: Path) -> None:
                           input_names=["cards"], output_names=["probabilities"],
                           opset_version=17, dynamo=False,
                           dynamic_axes={"cards": {0: "n"}, "probabilities": {0: "n"}})
-
-
 
 
 def main() -> None:

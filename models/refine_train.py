@@ -119,12 +119,6 @@ def export(model, path: Path) -> None:
                       dynamic_axes={"cuts": {0: "n"}, "offsets": {0: "n"}})
 
 
-
-
-
-
-
-
 def measure(out: Path, seed: int, scenes: int, workers: int, held_designs: list[str]) -> dict:
     """The figures of the refiner at `out` on held-out scenes, written into its report."""
     parts = in_chunks(outline_rows, seed + 2, scenes, 10,

@@ -221,18 +221,6 @@ def outputs(model, images: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(heats), np.concatenate(boxes)
 
 
-
-
-
-
-
-
-
-
-
-
-
-
 def export(model, path: Path) -> None:
     import torch
 

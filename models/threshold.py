@@ -120,9 +120,9 @@ def fit_suits(rows: np.ndarray, pooled: float,
     """A threshold for the faces in clear view of each suit (by the best class's suit), among
     the rows `among` (all if None), and which rows they name. Under `pooled` only where
     fewer than 1 in 1000 of the suit's names would be wrong with one wrong more than seen
-    (`pick_threshold`'s `unseen_errors`: a few hundred answers with none wrong say little;
-    hearts on two draws of 1,000 scenes gave 0.87 and 0.997), and never under SUIT_FLOOR;
-    over it where the suit's names are wrong more often than that at `pooled`."""
+    (`pick_threshold`'s `unseen_errors`: a few hundred answers with none wrong say little),
+    and never under SUIT_FLOOR; over it where the suit's names are wrong more often than that
+    at `pooled`."""
     confidence, right, clear, suit = (rows[:, k] for k in (0, 1, 3, 7))
     among = np.ones(len(rows), bool) if among is None else among
     thresholds, answered = {}, np.zeros(len(rows), bool)
@@ -223,8 +223,8 @@ def main() -> None:
         named[score][rows[:, 5] >= score] = answered
     right, back, clear, stray = (rows[:, k].astype(bool) for k in (1, 2, 3, 4))
     score = gate(named, stray, ~back)
-    # backs on no card are too rare for 400 scenes to see (5 of 198 detections on no card
-    # named on 1,000 scenes, where 400 showed none): backs are fitted on every scene
+    # backs on no card are too rare for 400 scenes to show (docs/vision.md, Next 6): backs
+    # are fitted on every scene
     back_score, back_threshold, backs_named = fit_backs(every, trained)
     thresholds = {**fits[score][0], "back": back_threshold}
     answered = (named[score] & ~back) | backs_named[:len(rows)]  # rows: every's first chunks

@@ -194,7 +194,7 @@ def train_classifier(model, images: np.ndarray, labels: np.ndarray, epochs: int,
     steps = epochs * (len(images) // batch)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, lr, total_steps=steps)
     # no label smoothing: it caps the logits' margin, so right answers crowd just under the
-    # 0.998 or so that 1 wrong in 1,000 needs (0.02 held them at 0.997) and go unanswered
+    # confidence that 1 wrong in 1,000 needs and go unanswered (docs/vision.md)
     loss_fn = torch.nn.CrossEntropyLoss()
     order_rng = np.random.default_rng(seed)
     step = 0

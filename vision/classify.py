@@ -65,11 +65,9 @@ class ExpertKind:
 
 
 # The index experts a classifier's report may name (its key is the name and "_expert"). The
-# suit expert reads the fine detail of the suit sign: a blurred card has none (on the
-# calibration designs it then reads blurred clubs as spades as surely as the classifier).
-# A rank's letters and figures outlast blur: on held-out samples the rank expert mends
-# blurred cards as it does sharp ones (top-1 at 1080p 97.6 % read at every card, 97.2 %
-# at the sharp ones alone), with no confident misreading more.
+# suit expert reads the fine detail of the suit sign, which a blurred card has not; a rank's
+# letters and figures outlast blur, so the rank expert reads every card (docs/vision.md,
+# "A suit expert at twice the resolution", "A rank expert beside it").
 EXPERTS = {"suit": ExpertKind(SUITS, lambda face: face[-1], 0.3),
            "rank": ExpertKind(RANKS, lambda face: face[:-1], 0.0)}
 

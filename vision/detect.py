@@ -49,21 +49,17 @@ SIN2, FACE_UP, VOTE_X, VOTE_Y = (CHANNELS.index(c) for c in ("sin2", "face_up", 
 VOTE_MERGE = 1.0  # cells: candidates whose votes land nearer than this are one card
 MAX_CANDIDATES = 1000  # cells over the threshold, best first, that decoding looks at
 # Zooms for a photo of unknown card size: as framed, shrunk to 0.7 and to half (a phone photo
-# of a few cards, each a third of the frame, then shows them at a table view's size). On the
-# real photos the middle zoom finds 85 % of the cards where two zooms find 81 %.
+# of a few cards, each a third of the frame, then shows them at a table view's size;
+# docs/vision.md, "Photos of any framing").
 PHOTO_ZOOMS = (1.0, 0.7, 0.5)
-# One card found at two zooms: its boxes overlap at least this much. On the real photos the
-# duplicates that 0.6 let through overlapped by 0.5-0.6 (their anchors a tenth of a card
-# apart), and each crowded the other out of clear view: at 0.5, 53.7 % of the cards are
-# named right where 0.6 named 44.0 %, one card in 500 fewer found.
+# One card found at two zooms: its boxes overlap at least this much. A card's two boxes lie a
+# tenth of a card apart, and kept both they crowd each other out of clear view.
 ZOOM_MERGE_IOU = 0.5
 # A card in clear view: its anchor (the middle of what shows) lies at its centre, and no other
 # card showing a face has a box that covers half of it. Only there can a face be read without
-# another face passing for it (see `vision.classify`). Within 0.15 of the short side: on
-# rendered tables the anchor of 99 % of the cards in full view lies within it (median 0.07;
-# one output cell is 0.12 of a card 85 px wide at 720p), that of 99.8 % of the cards
-# three-quarters covered beyond it (median 0.64). Backs do not crowd: a minion over its
-# face-down damage markers is the only face there to read.
+# another face passing for it (see `vision.classify`). 0.15 of the short side holds nearly
+# every card in full view and few covered ones (docs/vision.md, "Faces in clear view").
+# Backs do not crowd: a minion over its face-down damage markers is the only face to read.
 CLEAR_OFF_CENTRE = 0.15  # of the short side
 CLEAR_OVERLAP = 0.5  # IoU with another detection that shows a face
 
@@ -97,10 +93,9 @@ def letterbox(frame_size: tuple[int, int], long_side: int = LONG_SIDE,
 def shrink(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """`image` resized to `size` (w, h) by area averaging, as a webcam's downscale would (no
     aliasing of the card edges): halved while it is twice the size or more, where OpenCV
-    averages whole 2 × 2 blocks fast, then the rest in one step. At 1080p that takes 4.6 ms
-    on one core where one step from the frame takes 9.8 (720p: 2.4 against 4.4); the input
-    is a shade softer (0.45 levels off on average), which cost the detector trained on one
-    step 0.4 points of recall at 1080p (200 held-out scenes) and nothing at 720p."""
+    averages whole 2 × 2 blocks fast, then the rest in one step: half the time of one step
+    from the frame, for an input a shade softer (docs/vision.md, "The frame shrunk by
+    halvings first")."""
     while image.shape[1] >= 2 * size[0] and image.shape[0] >= 2 * size[1]:
         image = cv2.resize(image, (image.shape[1] // 2, image.shape[0] // 2),
                            interpolation=cv2.INTER_AREA)

@@ -95,10 +95,10 @@ class PileMemory:
     was found in it still holds wherever the crop the first pass would cut now lies. That
     one moves: the first pass's boxes jitter, and a pile's sliver found in one frame and
     missed in the next moves the middle of the pile's boxes by up to half a card's short side
-    (0.42 was seen on a still table). An earlier crop is tried for a pile when its middle is
-    within `centre_share` of a card's short side, nearest first, and the card size within
-    `size_share`. Two boxes that overlap in one frame and not the next make a pile that
-    comes and goes, so a look is kept for `keep_frames` frames after it was last used."""
+    (docs/vision.md, "A second look at piles"). An earlier crop is tried for a pile when its
+    middle is within `centre_share` of a card's short side, nearest first, and the card size
+    within `size_share`. Two boxes that overlap in one frame and not the next make a pile
+    that comes and goes, so a look is kept for `keep_frames` frames after it was last used."""
 
     def __init__(self, centre_share: float = 0.5, size_share: float = 0.06,
                  pixel_change: float = 6.0, keep_frames: int = 60) -> None:
