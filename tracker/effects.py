@@ -119,6 +119,14 @@ def split_points(board: Board, player: str, ability: Ability) -> int:
     return total + board.spell_damage(player)
 
 
+def no_room_for(board: Board, player: str, ability: Ability) -> bool:
+    """An ability that only summons (Reinforce, Totemic Call, Snake Trap, Noble Sacrifice)
+    does nothing with five minions already out."""
+    words = [WORDS[e.word] for e in ability.effects]
+    return bool(words) and all(w.summons_only for w in words) and \
+        len(board.sides[player].minions) >= MAX_MINIONS
+
+
 @word("heal", amount=Param("amount"), boost=BOOST, to=TO)
 class Heal(Word):
     """Restores health up to the maximum; damage markers go back to the deck."""

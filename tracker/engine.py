@@ -40,7 +40,7 @@ from .events import (
     SecretRevealed,
 )
 from .heroes import HeroError, get_hero
-from .legality import CHECKS, candidate_moves, no_room_for
+from .legality import CHECKS, candidate_moves
 from .narrate import event_words, summary
 from .selectors import holds
 from .state import GameState, MinionState, PlayerState, WeaponState
@@ -299,9 +299,6 @@ class Game:
 
     def exhausted(self, minion: Minion) -> bool:
         return minion.entered_turn == self.turn and not keywords.ready_on_entry(minion)
-
-    def no_room_for(self, player: str, ability: Ability) -> bool:
-        return no_room_for(self, player, ability)
 
     def ability_of(self, player: str, card: str) -> Ability:
         """What `card` is when `player` plays it."""

@@ -19,7 +19,7 @@ from cards import JOKER
 from .abilities import Ability
 from .board import Board, Character
 from .cards import card_cost, parse_card
-from .effects import WORDS, split_points
+from .effects import no_room_for, split_points
 from .events import (
     Attack,
     EndTurn,
@@ -76,14 +76,6 @@ TRIGGER_TARGETS: dict[str, Callable[[Board, str, str, str], Found]] = {
     "enemy_minion": _enemy_minion,
     "dead_friendly_minion": _dead_friendly_minion,
 }
-
-
-def no_room_for(board: Board, player: str, ability: Ability) -> bool:
-    """An ability that only summons (Reinforce, Totemic Call, Snake Trap, Noble Sacrifice)
-    does nothing with five minions already out."""
-    words = [WORDS[e.word] for e in ability.effects]
-    return bool(words) and all(w.summons_only for w in words) and \
-        len(board.sides[player].minions) >= MAX_MINIONS
 
 
 def can_attack_times(ref: Character) -> int:

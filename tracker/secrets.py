@@ -17,6 +17,7 @@ from cards import JOKER
 
 from .board import Board
 from .cards import other, parse_card
+from .effects import no_room_for
 from .events import Attack, Event, Play, SecretRevealed
 from .table import Minion
 
@@ -110,7 +111,7 @@ def reveals_before(board: Board, event: Event) -> list[SecretRevealed]:
         if trigger is None or not trigger.before:
             continue
         answer = trigger.answer(board, owner, event, board)
-        if answer is None or board.no_room_for(owner, secret):
+        if answer is None or no_room_for(board, owner, secret):
             continue
         target = answer or None if secret.trigger_target else None
         found.append(SecretRevealed(player=owner, card=card, target=target, source="bot"))
