@@ -1,5 +1,6 @@
 """Layering (DESIGN.md, "Layout"): what runs live imports no synthetic data, no training code
-and no torch; the benchmarks import no training code; vision knows nothing of rules.
+and no torch; the benchmarks import no training code; vision knows nothing of rules; each
+folder depends only downward, and no module imports, through others, itself.
 
 Read from the source, not from a run: every import a module holds counts, one inside a
 function or under `if TYPE_CHECKING` too, for it runs (or is meant) somewhere.
@@ -128,3 +129,80 @@ def test_importing_the_live_path_loads_neither_torch_nor_synthetic_data():
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, check=True)
     assert run.stdout.strip() == "[]"
+
+
+# --- import circles and the direction of dependence --------------------------------------
+
+PACKAGES = ("cards", "tracker", "vision", "calibration", "models", "companion_api")
+
+
+def named_modules(path: Path) -> set[str]:
+    """The project modules an import in `path` names itself (`from a import b` names `a.b`
+    where that is a module, else `a`), not the packages above them."""
+    return {name for name in imports(path) if module_path(name) is not None
+            and not any(other.startswith(name + ".") for other in imports(path)
+                        if module_path(other) is not None)} - {module_name(path)}
+
+
+def import_graph() -> dict[str, set[str]]:
+    return {module_name(path): named_modules(path) for path in files(*PACKAGES)}
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in graph.get(node, ()):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_circle_among_the_projects_modules():
+    assert circles(import_graph()) == []
+
+
+def test_the_circle_check_finds_a_circle():
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    graph = import_graph()
+    assert "tracker.board" in graph["tracker.effects"]  # the words reach the game through it
+    assert "tracker.engine" not in graph["tracker.effects"]
+
+
+@pytest.mark.parametrize("package, below", [
+    ("cards", ()),
+    ("tracker", ("cards",)),
+    ("calibration", ("cards",)),
+    ("vision", ("cards",)),
+    ("models", ("cards", "vision")),
+    ("companion_api", ("cards", "tracker", "vision", "calibration")),
+])
+def test_each_folder_depends_only_downward(package, below):
+    """companion_api -> tracker, vision, calibration -> cards (DESIGN.md, "Layout"); the
+    training code stands on vision (its renderer and runtime), and nothing on it."""
+    allowed = {package, *below}
+    for path in files(package):
+        outside = {name.split(".")[0] for name in named_modules(path)} - allowed
+        assert outside == set(), module_name(path)
