@@ -93,12 +93,12 @@ def test_a_group_can_play_with_its_own_hero_card(tmp_path, monkeypatch):
     # A stronger Fireball in a folder of the group's own: it replaces the built-in Jaina.
     _broken(tmp_path, "amount = 5, boost", "amount = 7, boost")
     monkeypatch.setenv("HEARTHTOP_HEROES", str(tmp_path))
-    assert get_hero("mage").ranks["A"].effects[0].get("amount") == 7
+    assert get_hero("mage").ranks["A"].effects[0].params["amount"] == 7
     game = Game()
     game.apply(NewGame(heroes={"p1": "mage", "p2": "warrior"}))
-    assert game.sides["p1"].hero.ranks["A"].effects[0].get("amount") == 7
+    assert game.sides["p1"].hero.ranks["A"].effects[0].params["amount"] == 7
     monkeypatch.delenv("HEARTHTOP_HEROES")
-    assert get_hero("mage").ranks["A"].effects[0].get("amount") == 5
+    assert get_hero("mage").ranks["A"].effects[0].params["amount"] == 5
 
 
 def _doc_tables() -> dict[str, list[list[str]]]:

@@ -42,9 +42,6 @@ class Effect:
     condition: str | None = None  # "combo", "!combo", … (a leading ! means unless)
     choice: int | None = None
 
-    def get(self, name: str, default: Any = None) -> Any:
-        return self.params.get(name, default)
-
 
 @dataclass(frozen=True)
 class Targeting:
