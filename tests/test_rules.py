@@ -730,6 +730,37 @@ def test_undo_returns_the_last_event_and_the_state_without_it():
         game.pop()
 
 
+def position(game: Game) -> str:
+    """Everything an event can change, hidden cards included, as text to compare."""
+    return repr((game.table and vars(game.table), game.turn, game.active, game.phase,
+                 game.winner, game.this_turn, game.dead, game.new_targets, game.alerts))
+
+
+def test_undo_restores_the_whole_table_hidden_cards_included():
+    events = [parse_event(e) for e in LOG]
+    game = Game.replay(events)
+    while game.events:
+        game.pop()
+        assert position(game) == position(Game.replay(game.events))
+
+
+def test_a_copy_and_its_original_go_their_own_ways_and_undo_alike():
+    events = [parse_event(e) for e in LOG]
+    game = Game.replay(events[:10])
+    copy = game.copy()
+    copy.apply(events[10])
+    game.apply(parse_event({"type": "end_turn"}))
+    assert position(copy) == position(Game.replay(events[:11]))
+    for _ in range(4):  # each undoes from the snapshots they share, and shares none back
+        game.pop()
+        game.pop()
+        game.apply(parse_event({"type": "end_turn"}))  # changes what the pop restored
+        game.pop()
+        copy.pop()
+        assert position(game) == position(Game.replay(game.events))
+        assert position(copy) == position(Game.replay(copy.events))
+
+
 def test_undo_then_redo_gives_the_same_state():
     events = [parse_event(e) for e in LOG]
     game = Game.replay(events)
