@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from companion_api.cli import main
+from companion_api.cli import main, replay_log
 
 SAMPLE = Path(__file__).parents[1] / "tracker" / "samples" / "demo_game.jsonl"
 
@@ -68,3 +68,22 @@ def test_console_script_runs_demo_game_without_traceback():
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert "game over: p1 wins" in result.stdout and result.stderr == ""
+
+
+def test_a_game_prints_its_board_as_replay_does(capsys):
+    game = replay_log(SAMPLE)
+    assert main(["replay", str(SAMPLE)]) == 0
+    printed = str(game)
+    assert capsys.readouterr().out == printed + "\n"
+    lines = printed.splitlines()
+    assert lines[0].startswith(f"turn {game.turn}, deck {len(game.table.deck)}, discard ")
+    assert lines[1].startswith("p1 Jaina Proudmoore: ") and lines[2].startswith("p2 Thrall: ")
+    assert lines[-1] == "game over: p1 wins"
+
+
+def test_the_state_keeps_the_contracts_field_names():
+    state = replay_log(SAMPLE).state()
+    dumped = state.model_dump(mode="json")
+    assert dumped["players"]["p1"]["class"] == "mage" == state.players["p1"].hero_class
+    assert "hero_class" not in dumped["players"]["p1"]
+    assert type(state).model_validate(dumped) == state  # the server can answer with it
