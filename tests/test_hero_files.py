@@ -245,6 +245,23 @@ def test_a_parameter_of_the_wrong_kind_is_refused_at_load(tmp_path, effect, mess
         load_hero_file(path)
 
 
+@pytest.mark.parametrize("section, message", [
+    ('name = "Think"\ntarget = ["character"]\neffects = [{ do = "draw" }]',
+     r"power: unknown target \['character'\]"),
+    ('name = "Think"\neffects = [{ do = "draw", if = ["combo"] }]',
+     r"power.effects\[0\]: unknown condition \['combo'\]"),
+    ('name = "Think"\neffects = [{ do = "freeze", to = ["self"] }]',
+     r"power.effects\[0\]: unknown selector \['self'\]"),
+    ('name = "Think"\neffects = [{ do = "buff", to = "self", marker = [1] }]',
+     r"power.effects\[0\]: marker must be one of card, deck, none"),
+    ('name = "Think"\nkeywords = [["taunt"]]\neffects = [{ do = "draw" }]',
+     r"power: unknown keyword \['taunt'\]"),
+])
+def test_a_list_where_a_name_belongs_is_a_one_line_error(tmp_path, section, message):
+    with pytest.raises(HeroError, match=rf"^tester.toml: {message}"):
+        load_hero_file(_hero_file(tmp_path, power=section))
+
+
 def test_a_hook_on_an_ability_that_cannot_have_it_is_refused(tmp_path):
     text = (HEROES_DIR / "jaina.toml").read_text().replace(
         'name = "Fireball"', 'name = "Fireball"\nbattlecry = [{ do = "draw" }]', 1)

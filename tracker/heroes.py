@@ -43,6 +43,11 @@ def _choices(names: Any) -> str:
     return ", ".join(sorted(names))
 
 
+def _one_of(value: Any, names: Any) -> bool:
+    """A name among `names` (a list or a table where a name should be is none of them)."""
+    return isinstance(value, str) and value in names
+
+
 def _whole(value: Any, least: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= least
 
@@ -96,7 +101,7 @@ class _Reader:
         condition = None
         for key, prefix in (("if", ""), ("unless", "!")):
             if key in item:
-                if item[key] not in CONDITIONS:
+                if not _one_of(item[key], CONDITIONS):
                     raise self.fail(where, f"unknown condition {item[key]!r} (expected one of "
                                     f"{_choices(CONDITIONS)})")
                 condition = prefix + item[key]
@@ -115,8 +120,8 @@ class _Reader:
             "count": (_whole(value, 1), "a whole number ≥ 1"),
             "flag": (isinstance(value, bool), "true or false"),
             "token": (isinstance(value, str), "the name of a token under [tokens]"),
-            "marker": (value in MARKERS, f"one of {_choices(MARKERS)}"),
-            "selector": (isinstance(value, str) and value in SELECTORS, ""),
+            "marker": (_one_of(value, MARKERS), f"one of {_choices(MARKERS)}"),
+            "selector": (_one_of(value, SELECTORS), ""),
         }[param.kind]
         if param.kind == "selector" and not ok:
             raise self.fail(where, f"unknown selector {value!r} (expected one of "
@@ -133,7 +138,7 @@ class _Reader:
         if kind not in ("spade",) and not isinstance(data.get("name"), str):
             raise self.fail(where, "needs a 'name'")
         target = data.get("target")
-        if target is not None and target not in TARGET_KINDS:
+        if target is not None and not _one_of(target, TARGET_KINDS):
             raise self.fail(where, f"unknown target {target!r} (expected one of "
                             f"{_choices(TARGET_KINDS)})")
         count = data.get("targets", 1)
@@ -142,14 +147,14 @@ class _Reader:
         keywords = data.get("keywords", [])
         if not isinstance(keywords, list):
             raise self.fail(where, "keywords must be a list")
-        bad = [k for k in keywords if k not in KEYWORDS]
+        bad = [k for k in keywords if not _one_of(k, KEYWORDS)]
         if bad:
             raise self.fail(where, f"unknown keyword {bad[0]!r} (expected one of "
                             f"{_choices(KEYWORDS)})")
         if data.get("tribe") not in (None, *TRIBES):
             raise self.fail(where, f"tribe must be one of {_choices(TRIBES)}")
         trigger = data.get("on")
-        if kind == "secret" and trigger not in TRIGGERS:
+        if kind == "secret" and not _one_of(trigger, TRIGGERS):
             raise self.fail(where, f"a secret needs 'on', one of {_choices(TRIGGERS)}")
         if data.get("trigger_target") not in (None, *TRIGGER_TARGETS):
             raise self.fail(where, f"trigger_target must be one of {_choices(TRIGGER_TARGETS)}")
