@@ -27,6 +27,5 @@ def check_card_id(text: object, *, allow_joker: bool = True) -> str:
 
 def split_card(card: str) -> tuple[str, str]:
     """(rank, suit) of one of the 52 faces: `10H` -> ("10", "H")."""
-    if card not in DECK:
-        raise CardError(f"{card!r} is not a card id (expected e.g. 7H, 10S, QD, JK)")
+    check_card_id(card, allow_joker=False)
     return card[:-1], card[-1]

@@ -17,20 +17,36 @@ from cards import DECK
 
 from .abilities import NO_ABILITY, Ability, Effect, Hero
 from .board import Board, Context, EngineError
-from .selectors import select
+from .selectors import SELECTORS, select
 from .table import MAX_ARMOR, MAX_MINIONS, Minion, Table
+
+
+def is_whole(value: Any, least: int) -> bool:
+    """A whole number (not true or false) of at least `least`."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+
+MARKERS = {"deck", "card", "none"}
+# what a parameter's value may be, by kind: (test, the words of an error)
+PARAM_KINDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "amount": (lambda v: is_whole(v, 0), "a whole number ≥ 0"),
+    "stat": (lambda v: is_whole(v, 0), "a whole number ≥ 0"),
+    "count": (lambda v: is_whole(v, 1), "a whole number ≥ 1"),
+    "flag": (lambda v: isinstance(v, bool), "true or false"),
+    "token": (lambda v: isinstance(v, str), "the name of a token under [tokens]"),
+    "marker": (lambda v: isinstance(v, str) and v in MARKERS,
+               f"one of {', '.join(sorted(MARKERS))}"),
+    "selector": (lambda v: isinstance(v, str) and v in SELECTORS, "a selector"),
+}
 
 
 @dataclass(frozen=True)
 class Param:
-    """A parameter of a word. `kind` says what its value may be: `amount` or `stat` a whole
-    number ≥ 0, `count` a whole number ≥ 1, `flag` true or false, `selector` one of
-    `tracker.selectors.SELECTORS`, `token` a name under the file's [tokens], `marker` one of
-    `MARKERS`; `names` are words it takes besides. With no default it must be given."""
+    """A parameter of a word: its kind (`PARAM_KINDS`), its default, and `names`, words it
+    takes besides (`damage`'s "health_lost"). With no default it must be given."""
 
     kind: str
     default: Any = None
-    text: str = ""
     names: frozenset[str] = frozenset()
 
     @property
@@ -38,10 +54,8 @@ class Param:
         return self.default is None
 
 
-PARAM_KINDS = {"amount", "count", "stat", "flag", "selector", "token", "marker"}
-MARKERS = {"deck", "card", "none"}
-TO = Param("selector", text="the characters it reaches")
-BOOST = Param("flag", False, "adds the caster's spell damage (the rulebook's *)")
+TO = Param("selector")  # the characters it reaches
+BOOST = Param("flag", False)  # adds the caster's spell damage (the rulebook's *)
 
 
 class Word:
@@ -88,8 +102,7 @@ def _minions(board: Board, ctx: Context, effect: Effect) -> list[Minion]:
 
 
 @word("damage", boost=BOOST, to=TO,
-      amount=Param("amount", names=frozenset({"health_lost"}),
-                   text="or \"health_lost\": what the friendly hero last lost"))
+      amount=Param("amount", names=frozenset({"health_lost"})))  # what the hero last lost
 class Damage(Word):
     """Deals damage; armor absorbs first on heroes."""
 
@@ -362,7 +375,7 @@ class DamageToOne(Word):
             minion.damage.extend(board.table.take_marker() for _ in range(minion.health - 1))
 
 
-@word("resummon", to=Param("selector", text="`trigger`: the minion that died"))
+@word("resummon", to=TO)  # `trigger`: the minion that died
 class Resummon(Word):
     """Returns a minion that died this turn with 1 health, buffs lost (Redemption)."""
 

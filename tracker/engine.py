@@ -427,8 +427,8 @@ class Game:
         self.table.to_bottom(weapon.durability)
         if weapon.card:
             self.table.discard.append(weapon.card)
-        if weapon.ability and weapon.ability.hook("deathrattle"):
-            self._resolve(Context(player, weapon.ability), weapon.ability.hook("deathrattle"))
+        if weapon.ability and (effects := weapon.ability.hook("deathrattle")):
+            self._resolve(Context(player, weapon.ability), effects)
 
     # --- resolving abilities ---------------------------------------------------------
     def _resolve(self, ctx: Context, effects: Iterable[Effect]) -> None:
@@ -449,9 +449,9 @@ class Game:
                 self._resolve(Context(player, minion.ability, self_id=minion.id,
                                       trigger=trigger and trigger.id), effects)
         weapon = side.weapon
-        if weapon and weapon.ability and weapon.ability.hook(hook):
+        if weapon and weapon.ability and (effects := weapon.ability.hook(hook)):
             self._resolve(Context(player, weapon.ability, trigger=trigger and trigger.id),
-                          weapon.ability.hook(hook))
+                          effects)
 
     def settle(self) -> None:
         """Mark damage on survivors, destroy the dead, then run deathrattles, until calm."""
@@ -469,9 +469,9 @@ class Game:
             if not dying:
                 return
             for minion in sorted(dying, key=lambda m: m.entered):
-                if minion.ability and minion.ability.hook("deathrattle"):
+                if minion.ability and (effects := minion.ability.hook("deathrattle")):
                     self._resolve(Context(minion.owner, minion.ability, self_id=minion.id),
-                                  minion.ability.hook("deathrattle"))
+                                  effects)
 
     # --- play -------------------------------------------------------------------------
     def _take_from_hand(self, player: str, card: str) -> None:

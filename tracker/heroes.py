@@ -20,7 +20,7 @@ from cards import SUITS
 
 from .abilities import HOOKS, Ability, Effect, Hero, Targeting
 from .cards import SPELL_RANKS
-from .effects import MARKERS, WORDS, Param
+from .effects import PARAM_KINDS, WORDS, Param, is_whole
 from .keywords import KEYWORDS, TRIBES
 from .legality import TARGET_KINDS, TRIGGER_TARGETS
 from .secrets import TRIGGERS
@@ -46,10 +46,6 @@ def _choices(names: Any) -> str:
 def _one_of(value: Any, names: Any) -> bool:
     """A name among `names` (a list or a table where a name should be is none of them)."""
     return isinstance(value, str) and value in names
-
-
-def _whole(value: Any, least: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= least
 
 
 class _Reader:
@@ -114,15 +110,8 @@ class _Reader:
         """One parameter's value, checked against its kind."""
         if isinstance(value, str) and value in param.names:
             return value
-        ok, expected = {
-            "amount": (_whole(value, 0), "a whole number ≥ 0"),
-            "stat": (_whole(value, 0), "a whole number ≥ 0"),
-            "count": (_whole(value, 1), "a whole number ≥ 1"),
-            "flag": (isinstance(value, bool), "true or false"),
-            "token": (isinstance(value, str), "the name of a token under [tokens]"),
-            "marker": (_one_of(value, MARKERS), f"one of {_choices(MARKERS)}"),
-            "selector": (_one_of(value, SELECTORS), ""),
-        }[param.kind]
+        test, expected = PARAM_KINDS[param.kind]
+        ok = test(value)
         if param.kind == "selector" and not ok:
             raise self.fail(where, f"unknown selector {value!r} (expected one of "
                             f"{_choices(SELECTORS)})")
@@ -142,7 +131,7 @@ class _Reader:
             raise self.fail(where, f"unknown target {target!r} (expected one of "
                             f"{_choices(TARGET_KINDS)})")
         count = data.get("targets", 1)
-        if count != "split" and not _whole(count, 1):
+        if count != "split" and not is_whole(count, 1):
             raise self.fail(where, "targets must be a number ≥ 1 or \"split\"")
         keywords = data.get("keywords", [])
         if not isinstance(keywords, list):
@@ -159,7 +148,7 @@ class _Reader:
         if data.get("trigger_target") not in (None, *TRIGGER_TARGETS):
             raise self.fail(where, f"trigger_target must be one of {_choices(TRIGGER_TARGETS)}")
         for key in ("attack", "health", "durability", "spell_damage", "pack_attack"):
-            if key in data and not _whole(data[key], 0):
+            if key in data and not is_whole(data[key], 0):
                 raise self.fail(where, f"{key} must be a whole number ≥ 0")
         if kind == "weapon" and not data.get("durability"):
             raise self.fail(where, "a weapon needs attack and durability ≥ 1")
@@ -248,18 +237,20 @@ def load_hero_file(path: Path) -> Hero:
 def _check_references(hero: Hero, reader: _Reader) -> None:
     """Every token an effect names is defined, and every word finds what it needs in the
     hero (Totemic Call its four totems), in every ability and hook, tokens' own included."""
+    used = set()
     for where, ability in hero.abilities():
         for key, effects in ability.effect_lists():
             for i, effect in enumerate(effects):
-                word = WORDS[effect.word]
-                for name, param in word.params.items():
+                used.add(effect.word)
+                for name, param in WORDS[effect.word].params.items():
                     token = effect.params[name]
                     if param.kind == "token" and token not in hero.tokens:
                         raise reader.fail(f"{where}.{key}[{i}]", f"token {token!r} is not "
                                           "defined under [tokens]")
-                problem = word.check_hero(hero)
-                if problem:
-                    raise reader.fail(problem[0], problem[1])
+    for name in sorted(used):
+        problem = WORDS[name].check_hero(hero)
+        if problem:
+            raise reader.fail(*problem)
 
 
 def hero_dirs() -> tuple[Path, ...]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from cards import JOKER
 
+from .abilities import Ability
 from .board import Board
 from .cards import other, parse_card
 from .effects import no_room_for
@@ -71,8 +72,8 @@ def _plays_minion(board: Board, owner: str, event: Event, before: Board) -> str 
 
 
 def _minion_dies(board: Board, owner: str, event: Event, before: Board) -> str | None:
-    return next((m for m in died_this_turn(board, owner)
-                 if m not in died_this_turn(before, owner)), None)
+    earlier = set(died_this_turn(before, owner))
+    return next((m for m in died_this_turn(board, owner) if m not in earlier), None)
 
 
 def _hero_damaged(board: Board, owner: str, event: Event, before: Board) -> str | None:
@@ -101,13 +102,18 @@ def died_this_turn(board: Board, player: str) -> list[str]:
     return [ident for ident, minion in board.dead.items() if minion.owner == player]
 
 
+def _secret(board: Board, owner: str, card: str) -> tuple[Ability | None, Trigger | None]:
+    """The secret a card on the table is for its owner, and its trigger."""
+    secret = board.secret_of(owner, card)
+    return secret, TRIGGERS[secret.trigger] if secret and secret.trigger else None
+
+
 def reveals_before(board: Board, event: Event) -> list[SecretRevealed]:
     """The "when" secrets of the player not acting that `event` sets off, oldest first."""
     owner = other(board.active)
     found = []
     for card in board.sides[owner].secrets:
-        secret = board.secret_of(owner, card)
-        trigger = TRIGGERS[secret.trigger] if secret and secret.trigger else None
+        secret, trigger = _secret(board, owner, card)
         if trigger is None or not trigger.before:
             continue
         answer = trigger.answer(board, owner, event, board)
@@ -123,8 +129,7 @@ def reveals_after(board: Board, event: Event, before: Board) -> list[SecretRevea
     is the board as it was before the event): one at a time, the next may no longer apply."""
     owner = other(board.active)
     for card in board.sides[owner].secrets:
-        secret = board.secret_of(owner, card)
-        trigger = TRIGGERS[secret.trigger] if secret and secret.trigger else None
+        _, trigger = _secret(board, owner, card)
         if trigger is None or trigger.before:
             continue
         answer = trigger.answer(board, owner, event, before)

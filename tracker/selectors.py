@@ -52,8 +52,8 @@ def _found(board: Board, idents: list[str | None]) -> list[Character]:
 
 SELECTORS: dict[str, Selector] = {
     "target": lambda board, ctx: _found(board, list(dict.fromkeys(ctx.targets))),
-    "self": lambda board, ctx: _found(board, [ctx.self_id or ""]),
-    "trigger": lambda board, ctx: _found(board, [ctx.trigger or ""]),
+    "self": lambda board, ctx: _found(board, [ctx.self_id]),
+    "trigger": lambda board, ctx: _found(board, [ctx.trigger]),
     "friendly_hero": characters("friendly", minions=False),
     "enemy_hero": characters("enemy", minions=False),
     "friendly_minions": characters("friendly", heroes=False),
