@@ -221,6 +221,13 @@ def test_a_token_that_is_not_defined_is_refused_at_load_wherever_it_is_named(tmp
         load_hero_file(_hero_file(tmp_path, **sections))
 
 
+def test_a_file_nested_too_deeply_is_a_one_line_error(tmp_path):
+    path = tmp_path / "deep.toml"
+    path.write_text("a = " + "[" * 5000 + "]" * 5000 + "\n")
+    with pytest.raises(HeroError, match=r"^deep.toml: nested too deeply to be a hero file$"):
+        load_hero_file(path)
+
+
 def test_totemic_call_without_four_totems_is_refused_at_load(tmp_path):
     text = (HEROES_DIR / "thrall.toml").read_text()
     path = tmp_path / "thrall.toml"

@@ -196,6 +196,8 @@ def load_hero_file(path: Path) -> Hero:
         raise HeroError(f"{Path(path).name}: cannot read ({error})") from None
     except tomllib.TOMLDecodeError as error:
         raise HeroError(f"{Path(path).name}: not valid TOML ({error})") from None
+    except RecursionError:
+        raise HeroError(f"{Path(path).name}: nested too deeply to be a hero file") from None
     reader.check_keys(data, {"hero", "class", "power", "spade", "tokens", "totems",
                              *SPELL_RANKS}, "top level")
     for key in ("hero", "class"):
