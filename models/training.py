@@ -219,9 +219,10 @@ def train_classifier(model, images: np.ndarray, labels: np.ndarray, epochs: int,
             if step % 20 == 0:
                 rate = seen / (time.perf_counter() - started)
                 progress_bar(f"ep {epoch + 1}", (b + 1) * batch, len(order),
-                          f"loss {loss.item():.3f} acc {float(correct) / seen:.3f} {rate:.0f}/s")
+                             f"loss {loss.item():.3f} acc {float(correct) / seen:.3f} "
+                             f"{rate:.0f}/s")
         progress_bar(f"ep {epoch + 1}", len(order), len(order),
-                  f"acc {float(correct) / max(seen, 1):.3f}")
+                     f"acc {float(correct) / max(seen, 1):.3f}")
 
 
 def logits_of(model, images: np.ndarray) -> np.ndarray:
