@@ -22,6 +22,7 @@ from .cards import card_cost, parse_card
 from .effects import no_room_for, split_points
 from .events import (
     Attack,
+    Concede,
     EndTurn,
     Event,
     HeroPower,
@@ -326,3 +327,29 @@ def candidate_moves(board: Board, rng: random.Random) -> list[Event]:
     for attacker, target in itertools.product(attackers, _characters(board)):
         moves.append(Attack(attacker=attacker, target=target, source="bot"))
     return moves
+
+
+def card_plays(board: Board, player: str, card: str, rng: random.Random) -> list[Play]:
+    """Every way `player` might play `card` now (each target and choice), legal or not: what
+    a person picks from once they have named the card."""
+    ability = board.ability_of(player, card)
+    choices = [1, 2] if ability.choose_one else [None]
+    return [Play(player=player, card=card, target=target, choice=choice)
+            for target, choice in itertools.product(
+                _target_options(board, player, ability, rng), choices)]
+
+
+def reactions(board: Board) -> list[Event]:
+    """What people may do beside the active player's moves: a mulligan before play, the
+    waiting player's secrets being revealed, and either player conceding."""
+    found: list[Event] = []
+    if board.phase == "mulligan":
+        found += [Mulligan(player=p, count=n) for p, side in board.sides.items()
+                  if not side.mulliganed
+                  for n in range(len(side.hand) - side.hand.count(JOKER) + 1)]
+    waiting = next(p for p in board.sides if p != board.active)
+    for card in dict.fromkeys(board.sides[waiting].secrets):
+        for target in [None, *_characters(board)]:
+            found.append(SecretRevealed(player=waiting, card=card, target=target))
+    found += [Concede(player=p) for p in board.sides]
+    return found

@@ -1,0 +1,341 @@
+"""The companion server: the game state for phones, the overlay and other tools, and the
+phone's actions back into the event log.
+
+REST under `/api` (OpenAPI at `/docs`), the WebSocket `/ws`, and the pages. Anyone on the
+network may watch; writing needs the table's token (`Authorization: Bearer TOKEN` or
+`?token=TOKEN`). A bad request is a 4xx with one sentence in `{"detail": …}` and changes
+nothing. Every change to the game goes through one lock, and runs in a worker thread
+(the engine and the fsync) so that the event loop keeps every socket fed meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+from fastapi import Body, Depends, FastAPI, Query, Request, WebSocket
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from cards import CardError, check_card_id
+from tracker.events import Event, LogError, NewGame, Player, parse_event
+from tracker.questions import Answer
+
+from .hub import Hub
+from .session import Limits, Refused, Session
+from .store import DataFolder
+
+PAGES = Path(__file__).with_name("pages")
+API_VERSION = "1"
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ServerLimits:
+    max_body: int = 64 * 1024  # bytes of a request body; an event is well under 1 KiB
+    writes_per_s: float = 20.0  # per client address, sustained …
+    write_burst: int = 60  # … after a burst of this many
+    resend_s: float = 5.0  # a full state to every socket at least this often
+    send_timeout_s: float = 5.0  # a socket that takes longer to take a message is dropped
+    max_sockets: int = 1000
+
+
+class NewGameRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    heroes: dict[Player, str] = Field(description="the hero of p1 (who goes first) and of p2")
+    deck: list[str] | None = Field(None, description="the full deck order (simulations)")
+
+
+class _BodyLimit:
+    """Refuse a request body over `limit` bytes before the app reads it (ASGI middleware)."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            return await self._refuse(send)
+        chunks, size, more = [], 0, True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > self.limit:
+                return await self._refuse(send)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _refuse(self, send: Send) -> None:
+        await JSONResponse({"detail": f"the request body is larger than {self.limit} bytes"},
+                           status_code=413)({"type": "http"}, _nothing, send)
+
+
+async def _nothing() -> Message:
+    return {"type": "http.disconnect"}
+
+
+class _RateLimit:
+    """A token bucket per client address for writes: a flood is told to slow down."""
+
+    def __init__(self, per_s: float, burst: int) -> None:
+        self.per_s, self.burst = per_s, burst
+        self._buckets: dict[str, tuple[float, float]] = {}
+
+    def allow(self, client: str) -> bool:
+        now = time.monotonic()
+        tokens, then = self._buckets.get(client, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - then) * self.per_s)
+        if tokens < 1:
+            self._buckets[client] = (tokens, now)
+            return False
+        self._buckets[client] = (tokens - 1, now)
+        if len(self._buckets) > 10_000:  # forget idle clients, keep memory bounded
+            self._buckets = {k: v for k, v in self._buckets.items() if now - v[1] < 60}
+        return True
+
+
+def _sentence(error: RequestValidationError) -> str:
+    """The first thing wrong with a request, in one sentence."""
+    first = error.errors()[0]
+    if first["type"] == "json_invalid":
+        return "the body is not valid JSON"
+    where = ".".join(str(p) for p in first["loc"] if p != "body")
+    message = first["msg"].removeprefix("Value error, ")
+    return f"{where}: {message}" if where else message
+
+
+def _event_sentence(error: RequestValidationError) -> str:
+    """An event's own checks say best what is wrong with it."""
+    if error.errors()[0]["type"] == "json_invalid":
+        return "the body is not valid JSON"
+    if not isinstance(error.body, dict):
+        return "an event must be a JSON object"
+    try:
+        parse_event(error.body)
+    except LogError as problem:
+        return str(problem)
+    return _sentence(error)
+
+
+def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits(),
+               game_limits: Limits | None = None,
+               demo: Callable[[Session, Callable[[], None]], Any] | None = None) -> FastAPI:
+    """The server for one table, keeping its games in `data`. `demo`, if given, is a
+    coroutine function run beside the server that plays events through the session."""
+    folder = data if isinstance(data, DataFolder) else DataFolder(Path(data))
+    session = Session(folder, game_limits or Limits())
+    token = folder.token()
+    hub = Hub(lambda: session.message_json, resend_s=limits.resend_s,
+              send_timeout_s=limits.send_timeout_s, max_clients=limits.max_sockets)
+    lock = asyncio.Lock()
+    rate = _RateLimit(limits.writes_per_s, limits.write_burst)
+
+    async def locked(change: Callable[..., T], *args: Any) -> T:
+        """Run `change` alone, in a worker thread; tell every socket if the game moved."""
+        async with lock:
+            version = session.version
+            try:
+                return await asyncio.to_thread(change, *args)
+            finally:
+                if session.version != version:
+                    hub.publish()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        task = asyncio.create_task(demo(session, hub.publish)) if demo else None
+        try:
+            yield
+        finally:
+            if task:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            folder.close()
+
+    app = FastAPI(title="Hearthtop Companion", version=API_VERSION, lifespan=lifespan,
+                  description="The live state of a Hearthtop table, and the phone's "
+                              "scorekeeping. Writes need the table's token.")
+    app.state.session, app.state.hub, app.state.token = session, hub, token
+    app.state.lock = lock
+    app.add_middleware(_BodyLimit, limit=limits.max_body)
+
+    # --- errors: one sentence, never a traceback ---------------------------------------
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, error: RequestValidationError) -> JSONResponse:
+        explain = _event_sentence if request.url.path == "/api/events" else _sentence
+        return JSONResponse({"detail": explain(error)}, status_code=422)
+
+    @app.exception_handler(Refused)
+    async def _refused(request: Request, error: Refused) -> JSONResponse:
+        return JSONResponse({"detail": error.detail}, status_code=error.status)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, error: StarletteHTTPException) -> JSONResponse:
+        detail = error.detail
+        if error.status_code == 404 and detail == "Not Found":
+            detail = f"there is nothing at {request.url.path}"
+        return JSONResponse({"detail": detail}, status_code=error.status_code,
+                            headers=error.headers)
+
+    @app.exception_handler(Exception)
+    async def _bug(request: Request, error: Exception) -> JSONResponse:
+        return JSONResponse({"detail": f"the server failed ({type(error).__name__}); the "
+                                       "game is unchanged"}, status_code=500)
+
+    # --- who may write -------------------------------------------------------------------
+    def writer(request: Request,
+               token_param: Annotated[str | None, Query(alias="token")] = None) -> None:
+        header = request.headers.get("authorization", "")
+        given = header.removeprefix("Bearer ").strip() if header else token_param
+        if not given:
+            raise Refused(401, "this needs the table's token: open the address that `run` "
+                               "printed (or scan its QR code)")
+        if not secrets.compare_digest(given.encode(), token.encode()):
+            raise Refused(403, "the token is wrong: open the address that `run` printed "
+                               "(or scan its QR code)")
+        client = request.client.host if request.client else "?"
+        if not rate.allow(client):
+            raise Refused(429, f"too many changes from {client} (more than "
+                               f"{limits.writes_per_s:g} a second); slow down")
+
+    writes = [Depends(writer)]
+
+    def state_response() -> Response:
+        return Response(session.state_json, media_type="application/json")
+
+    def answer(raised: list) -> Response:
+        raised_json = ",".join(a.model_dump_json() for a in raised)
+        return Response(f'{{"raised":[{raised_json}],"state":{session.state_json}}}',
+                        media_type="application/json")
+
+    # --- reading -------------------------------------------------------------------------
+    @app.get("/api/state", summary="The game state, with the open questions")
+    async def get_state() -> Response:
+        return state_response()
+
+    @app.get("/api/log", summary="The event log of the game in progress")
+    async def get_log() -> dict[str, Any]:
+        events = session.log()
+        return {"game": session.game_id,
+                "events": [e.model_dump(mode="json", exclude_none=True) for e in events]}
+
+    @app.get("/api/log.jsonl", summary="The event log as JSON Lines (replays with `replay`)",
+             response_class=PlainTextResponse)
+    async def get_log_jsonl() -> PlainTextResponse:
+        return _jsonl(session.game_id, session.log())
+
+    @app.get("/api/moves", summary="The legal moves now; with `card`, each way to play it")
+    async def get_moves(card: str | None = None, player: Player | None = None
+                        ) -> dict[str, Any]:
+        if card is not None:
+            try:
+                card = check_card_id(card.upper())
+            except CardError as error:
+                raise Refused(422, str(error)) from None
+        return await locked(session.moves, card, player)
+
+    @app.get("/api/heroes", summary="The heroes a game may be played with")
+    async def get_heroes() -> list[dict[str, str]]:
+        return session.hero_list()
+
+    @app.get("/api/questions", summary="What the camera could not decide")
+    async def get_questions() -> list[dict[str, Any]]:
+        return [q.model_dump(mode="json", exclude_none=True)
+                for q in session.questions.values()]
+
+    @app.get("/api/games", summary="Every game kept in the data folder, newest first")
+    async def get_games() -> list[dict[str, Any]]:
+        return await locked(session.games)
+
+    @app.get("/api/games/{game}/log.jsonl", summary="A kept game's event log",
+             response_class=PlainTextResponse)
+    async def get_game_log(game: str) -> PlainTextResponse:
+        if game not in folder.game_ids():
+            raise Refused(404, f"there is no game {game!r} in the data folder")
+        return _jsonl(game, folder.read(game).events)
+
+    # --- writing -------------------------------------------------------------------------
+    @app.post("/api/events", dependencies=writes,
+              summary="Add one event of the log; answers the new state and the alerts the "
+                      "event raised")
+    async def post_event(event: Annotated[Event, Body()]) -> Response:
+        if event.source is None:
+            event = event.model_copy(update={"source": "phone"})
+        return answer(await locked(session.add, event))
+
+    @app.post("/api/undo", dependencies=writes, summary="Remove the last event")
+    async def post_undo() -> Response:
+        await locked(session.undo)
+        return answer([])
+
+    @app.post("/api/new-game", dependencies=writes,
+              summary="Start a new game (the last one is kept)")
+    async def post_new_game(request: NewGameRequest) -> Response:
+        try:
+            event = parse_event({"type": "new_game", "source": "phone",
+                                 **request.model_dump(exclude_none=True)})
+        except LogError as error:
+            raise Refused(422, str(error)) from None
+        assert isinstance(event, NewGame)
+        return answer(await locked(session.new_game, event))
+
+    @app.post("/api/questions/{question}", dependencies=writes,
+              summary="Answer an open question")
+    async def post_answer(question: int, choice: Answer) -> Response:
+        return answer(await locked(session.answer, question, choice))
+
+    # --- live ----------------------------------------------------------------------------
+    @app.websocket("/ws")
+    async def socket(websocket: WebSocket) -> None:
+        await hub.serve(websocket)
+
+    @app.get("/stream.mjpg", include_in_schema=False)
+    async def stream() -> Response:
+        raise Refused(404, "no camera is connected: the table stream comes with "
+                           "`run --source`")
+
+    # --- pages ---------------------------------------------------------------------------
+    for route, page in (("/", "phone.html"), ("/overlay", "overlay.html"),
+                        ("/watch", "watch.html")):
+        app.add_api_route(route, _page(page), include_in_schema=False)
+    app.mount("/static", StaticFiles(directory=PAGES / "static"), name="static")
+    return app
+
+
+def _page(name: str) -> Callable[[], Any]:
+    async def page() -> FileResponse:
+        return FileResponse(PAGES / name, media_type="text/html",
+                            headers={"Cache-Control": "no-cache"})
+    return page
+
+
+def _jsonl(game: str | None, events: list[Event]) -> PlainTextResponse:
+    name = f"hearthtop-{game or 'empty'}.jsonl"
+    return PlainTextResponse("".join(e.to_json() + "\n" for e in events),
+                             media_type="application/x-ndjson",
+                             headers={"Content-Disposition": f'attachment; filename="{name}"'})

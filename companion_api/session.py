@@ -1,0 +1,260 @@
+"""The table the server keeps: one game at a time, its log on disk, the questions waiting
+for an answer, and the state every client is shown.
+
+All methods are plain and synchronous; the app calls them one at a time (under its lock).
+A refused request raises `Refused` with an HTTP status and one sentence, and changes
+nothing: the engine is asked first, the disk written second, and the game moved on last.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from cards import DECK, JOKER
+from tracker.cards import PLAYERS, card_cost, parse_card
+from tracker.engine import EngineError, Game
+from tracker.events import Concede, Event, NewGame, Play
+from tracker.heroes import all_heroes
+from tracker.legality import card_plays, reactions
+from tracker.narrate import describe_event
+from tracker.questions import Answer, Question
+
+from .store import DataFolder, StoreError
+
+RECENT = 8  # lines of narration in the state
+CARDS = (*DECK, JOKER)
+
+
+class Refused(Exception):
+    def __init__(self, status: int, detail: str) -> None:
+        super().__init__(detail)
+        self.status, self.detail = status, detail
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_events: int = 5000  # a real game has a few hundred
+    max_questions: int = 50
+
+
+def _replayed(events: list[Event]) -> tuple[Game, list[str]]:
+    game, lines = Game(), []
+    for event in events:
+        game.apply(event)
+        lines.append(describe_event(game, event))
+    return game, lines
+
+
+class Session:
+    def __init__(self, data: DataFolder, limits: Limits = Limits()) -> None:
+        self.data, self.limits = data, limits
+        self.game_id: str | None = None
+        self.game = Game()
+        self.recent: list[str] = []  # one line about each event, in order
+        self.questions: dict[int, Question] = {}
+        self.version = 0
+        self.resumed_torn = False
+        self._next_question = 1
+        self._summaries: dict[str, dict[str, Any]] = {}
+        self._resume()
+        self._changed()
+
+    def _resume(self) -> None:
+        stored = self.data.current()
+        if stored is None:
+            return
+        try:
+            self.game, self.recent = _replayed(stored.events)
+        except EngineError as error:
+            raise StoreError(f"{self.data.log_path(stored.game)}: {error}") from None
+        self.game_id = stored.game
+        if stored.torn:  # drop the torn line for good, so appends start on a fresh line
+            self.data.rewrite(stored.game, stored.events)
+            self.resumed_torn = True
+
+    # --- what clients are shown ----------------------------------------------------------
+    def _changed(self) -> None:
+        """Made once a change, while the game is still: pages and sockets read only these."""
+        self.version += 1
+        self.state_json = json.dumps(self.state(), separators=(",", ":"))
+        self.message_json = f'{{"type":"state","state":{self.state_json}}}'
+
+    def state(self) -> dict[str, Any]:
+        state = self.game.state().model_dump(mode="json")
+        state.update(version=self.version, game=self.game_id, events=len(self.game.events),
+                     recent=self.recent[-RECENT:],
+                     pending=[q.model_dump(mode="json", exclude_none=True)
+                              for q in self.questions.values()])
+        return state
+
+    def log(self) -> list[Event]:
+        return list(self.game.events)
+
+    # --- changing the game ---------------------------------------------------------------
+    def new_game(self, event: NewGame) -> list:
+        try:
+            fresh, lines = _replayed([event])
+        except EngineError as error:
+            raise Refused(422, str(error)) from None
+        self.game_id = self.data.start(event)
+        self.game, self.recent = fresh, lines
+        self.questions.clear()
+        self._changed()
+        return []
+
+    def add(self, event: Event) -> list:
+        """Apply one event and keep it; the alerts it raised."""
+        if isinstance(event, NewGame):
+            return self.new_game(event)
+        if self.game_id is None or self.game.table is None:
+            raise Refused(409, "no game in progress: start one with POST /api/new-game")
+        if self.game.over:
+            raise Refused(409, f"the game is over ({self._result()}); undo the last event "
+                               "or start a new game")
+        if len(self.game.events) >= self.limits.max_events:
+            raise Refused(409, f"the game holds {self.limits.max_events} events, the most "
+                               "one game may; start a new game")
+        try:
+            alerts = self.game.apply(event)
+        except EngineError as error:
+            raise Refused(422, str(error)) from None
+        try:
+            self.data.append(self.game_id, event)
+        except OSError as error:
+            self.game.pop()
+            raise Refused(507, f"the event could not be saved ({error.strerror}); "
+                               "nothing changed") from None
+        self.recent.append(describe_event(self.game, event))
+        self._changed()
+        return alerts
+
+    def undo(self) -> Event:
+        if self.game_id is None or len(self.game.events) <= 1:
+            raise Refused(409, "nothing to undo: start a new game instead")
+        kept = self.game.events[:-1]
+        try:
+            self.data.rewrite(self.game_id, kept)
+        except OSError as error:
+            raise Refused(507, f"the log could not be rewritten ({error.strerror}); "
+                               "nothing changed") from None
+        event = self.game.pop()
+        self.recent.pop()
+        self._changed()
+        return event
+
+    def _result(self) -> str:
+        winner = self.game.winner
+        return "a draw" if winner == "draw" else f"{winner} won"
+
+    # --- questions -------------------------------------------------------------------------
+    def ask(self, prompt: str, options: list[dict[str, Any]], default: int = 0) -> Question:
+        """Put a question to the phones (the tracker's side of the exchange)."""
+        if len(self.questions) >= self.limits.max_questions:
+            oldest = min(self.questions)
+            self.answer(oldest, Answer(option=self.questions[oldest].default))
+        question = Question(id=self._next_question, prompt=prompt, options=options,
+                            default=default)
+        self._next_question += 1
+        self.questions[question.id] = question
+        self._changed()
+        return question
+
+    def answer(self, question_id: int, answer: Answer) -> list:
+        question = self.questions.get(question_id)
+        if question is None:
+            raise Refused(404, f"there is no open question {question_id}")
+        if answer.option >= len(question.options):
+            raise Refused(422, f"question {question_id} has {len(question.options)} options "
+                               f"(0 to {len(question.options) - 1})")
+        alerts: list = []
+        for event in question.options[answer.option].events:
+            alerts += self.add(event)
+        del self.questions[question_id]
+        self._changed()
+        return alerts
+
+    # --- what may be done --------------------------------------------------------------------
+    def moves(self, card: str | None = None, player: str | None = None) -> dict[str, Any]:
+        """The legal moves now; with a card, every way to play it, each marked legal or not."""
+        game = self.game
+        if game.table is None or game.over:
+            return {"active": game.active, "phase": game.phase, "moves": [], "cards": []}
+        player = player or game.active
+        if card is not None:
+            return self._card_moves(player, card)
+        rng = random.Random(self.version)
+        moves = [m for m in game.legal_moves(rng) if not isinstance(m, Play)]
+        moves += [m for m in reactions(game) if isinstance(m, Concede) or game.is_legal(m)]
+        playable = [c["card"] for c in self._cards(player) if c["legal"]]
+        return {"active": game.active, "phase": game.phase, "player": player,
+                "moves": [m.model_dump(mode="json", exclude_none=True, exclude={"source"})
+                          for m in moves],
+                "cards": playable}
+
+    def _card_moves(self, player: str, card: str) -> dict[str, Any]:
+        game = self.game
+        plays = card_plays(game, player, card, random.Random(self.version))
+        options = []
+        for play in plays:
+            alerts = game.check(play)
+            options.append({"event": play.model_dump(mode="json", exclude_none=True),
+                            "legal": not any(a.severity == "illegal" for a in alerts),
+                            "alerts": [a.message for a in alerts]})
+        return {"active": game.active, "phase": game.phase, "player": player,
+                **self.card_info(player, card), "options": options}
+
+    def card_info(self, player: str, card: str) -> dict[str, Any]:
+        ability = self.game.ability_of(player, card)
+        if card != JOKER and parse_card(card).is_minion:
+            stats = parse_card(card).stats
+            kind = "minion"
+            name = ability.name or {"H": "Taunt", "D": "Spell Damage +1",
+                                    "C": "Stealth"}[card[-1]]
+            text = ability.text or f"a {stats}/{stats} minion with {name}"
+        else:
+            kind, name, text = ability.kind, ability.name, ability.text
+        return {"card": card, "name": name, "kind": kind, "cost": card_cost(card),
+                "text": text, "place": self.game.table.where(card)}
+
+    def _cards(self, player: str) -> list[dict[str, Any]]:
+        found = []
+        for card in CARDS:
+            plays = card_plays(self.game, player, card, random.Random(self.version))
+            found.append({"card": card,
+                          "legal": any(self.game.is_legal(p) for p in plays)})
+        return found
+
+    # --- games kept ---------------------------------------------------------------------------
+    def games(self) -> list[dict[str, Any]]:
+        return [self._summary(game) for game in self.data.game_ids()]
+
+    def _summary(self, game: str) -> dict[str, Any]:
+        path = self.data.log_path(game)
+        stamp = (path.stat().st_mtime, path.stat().st_size)
+        cached = self._summaries.get(game)
+        if cached is None or cached["_stamp"] != stamp:
+            try:
+                events = self.data.read(game).events
+                replayed, _ = _replayed(events)
+                state = replayed.state()
+                cached = {"id": game, "events": len(events), "turn": state.turn,
+                          "over": state.over, "winner": state.winner,
+                          "heroes": {p: state.players[p].hero for p in PLAYERS}
+                          if state.players else {}, "error": None}
+            except (StoreError, EngineError) as error:
+                cached = {"id": game, "events": 0, "turn": 0, "over": False, "winner": None,
+                          "heroes": {}, "error": str(error)}
+            cached["_stamp"] = stamp
+            self._summaries[game] = cached
+        summary = {k: v for k, v in cached.items() if k != "_stamp"}
+        summary["current"] = game == self.game_id
+        return summary
+
+    def hero_list(self) -> list[dict[str, str]]:
+        return [{"key": key, "name": hero.name, "class": hero.hero_class,
+                 "power": hero.power.name, "power_text": hero.power.text}
+                for key, hero in sorted(all_heroes().items())]
+

@@ -1,0 +1,35 @@
+"""Questions: what the camera could not decide, put to the players' phones.
+
+A question offers options, each the events it stands for (none for "nothing happened");
+the answer applies them. The tracker asks; the server carries the questions to the phones
+and back.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .events import Event
+
+
+class Option(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    label: str = Field(min_length=1, max_length=200)
+    events: list[Event] = []
+
+
+class Question(BaseModel):
+    """`default` is the option taken when nobody answers (the most likely one)."""
+
+    model_config = ConfigDict(frozen=True)
+    id: int
+    prompt: str = Field(min_length=1, max_length=300)
+    options: list[Option] = Field(min_length=1, max_length=20)
+    default: int = 0
+
+
+class Answer(BaseModel):
+    """An answer to a question: the index of the chosen option."""
+
+    model_config = ConfigDict(extra="forbid")
+    option: int = Field(ge=0, le=19)
