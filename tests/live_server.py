@@ -1,0 +1,114 @@
+"""A real companion server on loopback for tests: uvicorn in a thread of the test process
+(so a test can reach the session), or `hearthtop-companion run` as a child process (so a
+test can kill it)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+
+from companion_api.app import create_app
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@dataclass
+class LiveServer:
+    url: str
+    token: str
+    app: Any = None
+
+    @property
+    def session(self):
+        return self.app.state.session
+
+    def post(self, path: str, body: dict | None = None, **kwargs) -> httpx.Response:
+        return httpx.post(self.url + path, json=body,
+                          headers={"Authorization": f"Bearer {self.token}"}, **kwargs)
+
+    def get(self, path: str, **kwargs) -> httpx.Response:
+        return httpx.get(self.url + path, **kwargs)
+
+    def event(self, type: str, **fields) -> httpx.Response:
+        response = self.post("/api/events", {"type": type, **fields})
+        response.raise_for_status()
+        return response
+
+
+class ThreadServer:
+    """uvicorn serving `create_app(data, **options)` in a thread; a context manager."""
+
+    def __init__(self, data: Path, **options: Any) -> None:
+        self.app = create_app(data, **options)
+        port = free_port()
+        config = uvicorn.Config(self.app, host="127.0.0.1", port=port, log_level="warning",
+                                ws_max_size=64 * 1024)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.live = LiveServer(f"http://127.0.0.1:{port}", self.app.state.token, self.app)
+
+    def __enter__(self) -> LiveServer:
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the test server did not start")
+            time.sleep(0.02)
+        return self.live
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+class ProcessServer:
+    """`hearthtop-companion run --data DATA` as a child process; `kill()` is SIGKILL."""
+
+    def __init__(self, data: Path, *extra: str) -> None:
+        self.data, self.extra = data, extra
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> LiveServer:
+        port = free_port()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "companion_api.cli", "run", "--host", "127.0.0.1",
+             "--port", str(port), "--data", str(self.data), "--no-qr", *self.extra],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the server stopped: {self.process.stdout.read()}")
+            try:
+                httpx.get(url + "/api/state", timeout=1)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        token = (self.data / "token").read_text().strip()
+        return LiveServer(url, token)
+
+    def kill(self) -> None:
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(10)
+
+    def stop(self) -> str:
+        """Ctrl-C, as a user stops it; what it printed."""
+        self.process.send_signal(signal.SIGINT)
+        output, _ = self.process.communicate(timeout=15)
+        return output
