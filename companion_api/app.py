@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -144,9 +144,10 @@ def _event_sentence(error: RequestValidationError) -> str:
 
 def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits(),
                game_limits: Limits | None = None,
-               demo: Callable[[Session, Callable[[], None]], Any] | None = None) -> FastAPI:
-    """The server for one table, keeping its games in `data`. `demo`, if given, is a
-    coroutine function run beside the server that plays events through the session."""
+               demo: Callable[[Callable[[Event], Awaitable[list]]], Awaitable[None]]
+               | None = None) -> FastAPI:
+    """The server for one table, keeping its games in `data`. `demo`, if given, runs beside
+    the server and plays events through the function it is given (as a phone would)."""
     folder = data if isinstance(data, DataFolder) else DataFolder(Path(data))
     session = Session(folder, game_limits or Limits())
     token = folder.token()
@@ -167,7 +168,10 @@ def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        task = asyncio.create_task(demo(session, hub.publish)) if demo else None
+        async def add(event: Event) -> list:
+            return await locked(session.add, event)
+
+        task = asyncio.create_task(demo(add)) if demo else None
         try:
             yield
         finally:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from importlib.resources import files
 from pathlib import Path
@@ -16,7 +17,6 @@ from pathlib import Path
 from tracker.alerts import Alert
 from tracker.engine import EngineError, Game
 from tracker.events import Event, LogError, iter_log
-from tracker.narrate import describe_event
 
 EXIT_USAGE = 2
 SAMPLE_LOG = files("tracker") / "samples" / "demo_game.jsonl"
@@ -48,18 +48,27 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    # Imported here: the server's packages are not needed, nor loaded, to replay a log.
+    from .server import ServerError, default_data_folder, serve
+    from .store import StoreError
+
     if args.source is not None:
-        raise LogError("live sources need the camera pipeline, which is not built yet; "
-                       "run with no --source to replay the bundled demo game")
-
-    def show(game: Game, event: Event, alerts: list[Alert]) -> None:
-        print(describe_event(game, event))
-        for alert in alerts:
-            print(f"    ! {alert.code}: {alert.message}")
-
-    game = replay_log(Path(str(SAMPLE_LOG)), on_event=show)
-    print()
-    print(game)
+        raise LogError("--source: the camera pipeline is not built yet; run without it and "
+                       "keep the score on the phone")
+    if not 0 < args.port < 65536:
+        raise LogError(f"--port {args.port}: a port is a number from 1 to 65535")
+    if not 0 <= args.demo_pace <= 3600:
+        raise LogError(f"--demo-pace {args.demo_pace:g}: give seconds from 0 to 3600")
+    options = {"host": args.host, "port": args.port, "qr": not args.no_qr}
+    try:
+        if args.demo:  # the demo's games are shown, not kept: a folder of their own
+            with tempfile.TemporaryDirectory(prefix="hearthtop-demo-") as data:
+                serve(data=Path(data), demo_log=Path(str(SAMPLE_LOG)),
+                      demo_pace_s=args.demo_pace, **options)
+        else:
+            serve(data=Path(args.data) if args.data else default_data_folder(), **options)
+    except (ServerError, StoreError) as error:
+        raise LogError(str(error)) from None
     return 0
 
 
@@ -143,8 +152,21 @@ def build_parser() -> argparse.ArgumentParser:
     recognize.add_argument("--json", action="store_true", help="print JSON")
     recognize.add_argument("--layout", help="zone layout JSON (the table markers must show)")
     recognize.set_defaults(handler=_recognize)
-    run = commands.add_parser("run", help="run the companion (no source: the bundled demo game)")
+    run = commands.add_parser(
+        "run", help="run the companion server: the phone keeps the score; --demo plays the "
+                    "bundled demo game")
     run.add_argument("--source", help="camera index, video file, stream URL or image folder")
+    run.add_argument("--host", default="0.0.0.0",
+                     help="address to listen on (default: every interface, so phones on the "
+                          "local network can reach it)")
+    run.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    run.add_argument("--data", help="folder for the token and the games (default: "
+                                    "~/.local/share/hearthtop-companion)")
+    run.add_argument("--demo", action="store_true",
+                     help="play the bundled demo game turn by turn (its games are not kept)")
+    run.add_argument("--demo-pace", type=float, default=1.5, metavar="SECONDS",
+                     help="seconds between two events of the demo (default 1.5)")
+    run.add_argument("--no-qr", action="store_true", help="print no QR code")
     run.set_defaults(handler=_run)
     markers = commands.add_parser(
         "print-markers", help="write the printable A4 sheet of table markers (.pdf or .png)")

@@ -1,0 +1,200 @@
+"""`hearthtop-companion run` as people use it: the address with the token, the demo, a clean
+Ctrl-C, and a game that survives SIGKILL at any moment with nothing acknowledged lost."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import threading
+import time
+
+import httpx
+import pytest
+
+from companion_api.cli import replay_log
+from companion_api.store import DataFolder
+from tests.live_server import ProcessServer, free_port
+from tracker.bot import play_game
+from tracker.events import NewGame
+
+VOLATILE = {"version", "recent", "pending", "game", "events"}
+
+
+def _state(live) -> dict:
+    return {k: v for k, v in live.get("/api/state").json().items() if k not in VOLATILE}
+
+
+def _replayed(tmp_path, live) -> dict:
+    log = tmp_path / "downloaded.jsonl"
+    log.write_text(live.get("/api/log.jsonl").text)
+    return replay_log(log).state().model_dump(mode="json")
+
+
+def _a_game(heroes: tuple[str, str], seed: int = 3) -> list[dict]:
+    """A whole bot game's events after its new_game (whose deck order a phone-kept game
+    does not have), as a phone would post them."""
+    events = play_game(heroes, seed=seed).events
+    assert isinstance(events[0], NewGame)
+    return [e.model_dump(mode="json", exclude_none=True, exclude={"source"})
+            for e in events[1:]]
+
+
+def test_run_prints_the_phone_address_with_the_token_and_stops_on_ctrl_c(tmp_path):
+    server = ProcessServer(tmp_path / "data")
+    live = server.start()
+    live.post("/api/new-game", {"heroes": {"p1": "jaina", "p2": "thrall"}}).raise_for_status()
+    output = server.stop()
+    assert server.process.returncode == 0
+    assert "Traceback" not in output
+    token = (tmp_path / "data" / "token").read_text().strip()
+    assert re.search(rf"^http://127\.0\.0\.1:\d+/\?token={re.escape(token)}$", output, re.M)
+    assert "/overlay" in output and "stopped." in output
+    assert (tmp_path / "data" / "token").stat().st_mode & 0o077 == 0  # the owner's only
+
+
+def test_the_token_is_kept_across_starts(tmp_path):
+    first = DataFolder(tmp_path).token()
+    assert DataFolder(tmp_path).token() == first and len(first) >= 20
+
+
+def test_a_game_survives_sigkill_with_the_same_state_and_log(tmp_path):
+    data = tmp_path / "data"
+    server = ProcessServer(data)
+    live = server.start()
+    live.post("/api/new-game", {"heroes": {"p1": "uther", "p2": "guldan"}}).raise_for_status()
+    for event in _a_game(("uther", "guldan"))[:40]:
+        live.post("/api/events", event).raise_for_status()
+    live.post("/api/undo").raise_for_status()
+    before, log = _state(live), live.get("/api/log.jsonl").text
+    server.kill()
+
+    live = server.start()
+    try:
+        assert _state(live) == before
+        assert live.get("/api/log.jsonl").text == log
+        assert _state(live) == {k: v for k, v in _replayed(tmp_path, live).items()
+                                if k not in VOLATILE}
+    finally:
+        server.kill()
+
+
+def test_sigkill_in_a_stream_of_events_loses_nothing_that_was_acknowledged(tmp_path):
+    data = tmp_path / "data"
+    server = ProcessServer(data)
+    live = server.start()
+    live.post("/api/new-game", {"heroes": {"p1": "jaina", "p2": "rexxar"}}).raise_for_status()
+    acknowledged: list[dict] = []
+
+    def post_until_killed() -> None:
+        for event in _a_game(("jaina", "rexxar"), seed=5):
+            try:
+                response = live.post("/api/events", event, timeout=5)
+            except httpx.TransportError:
+                return
+            if response.status_code == 429:
+                time.sleep(0.05)
+                continue
+            response.raise_for_status()
+            acknowledged.append(event)
+
+    poster = threading.Thread(target=post_until_killed)
+    poster.start()
+    time.sleep(1.0)
+    server.kill()
+    poster.join(10)
+    assert acknowledged, "no event was acknowledged before the kill"
+
+    live = server.start()
+    try:
+        kept = [json.loads(line) for line in live.get("/api/log.jsonl").text.splitlines()]
+        kept = [{k: v for k, v in e.items() if k != "source"} for e in kept[1:]]
+        # every acknowledged event is there, in order; at most one more (written, then killed
+        # before the answer went out)
+        assert kept[:len(acknowledged)] == acknowledged
+        assert len(kept) - len(acknowledged) in (0, 1)
+        assert _state(live) == {k: v for k, v in _replayed(tmp_path, live).items()
+                                if k not in VOLATILE}
+    finally:
+        server.kill()
+
+
+def test_a_line_torn_by_a_kill_is_dropped_and_the_game_goes_on(tmp_path):
+    data = DataFolder(tmp_path)
+    game = data.start(NewGame(heroes={"p1": "jaina", "p2": "thrall"}))
+    data.close()
+    with data.log_path(game).open("a") as log:
+        log.write('{"type":"mulligan","player":"p1","cou')  # killed mid-write
+    stored = DataFolder(tmp_path).current()
+    assert stored.torn and len(stored.events) == 1
+
+    server = ProcessServer(tmp_path)
+    live = server.start()
+    try:
+        live.event("mulligan", player="p1", count=1)
+        assert live.get("/api/state").json()["events"] == 2
+        assert data.log_path(game).read_text().count("\n") == 2
+    finally:
+        server.kill()
+
+
+def test_a_broken_stored_log_is_a_one_line_error(tmp_path):
+    data = DataFolder(tmp_path)
+    game = data.start(NewGame(heroes={"p1": "jaina", "p2": "thrall"}))
+    data.close()
+    with data.log_path(game).open("a") as log:
+        log.write('{"type":"play","player":"p1","card":"ZZ"}\n{"type":"end_turn"}\n')
+    result = _run("--data", str(tmp_path), "--port", str(free_port()))
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and f"{game}.jsonl:2: " in result.stderr
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "companion_api.cli", "run", "--no-qr", *args],
+                          capture_output=True, text=True, timeout=30)
+
+
+@pytest.mark.parametrize("args, says", [
+    (("--port", "0"), "--port 0: a port is a number from 1 to 65535"),
+    (("--source", "0"), "--source: the camera pipeline is not built yet"),
+    (("--data", "/proc/none/here"), "cannot make the data folder"),
+    (("--demo", "--demo-pace", "-1"), "--demo-pace -1: give seconds from 0 to 3600"),
+])
+def test_run_refuses_what_it_cannot_use_in_one_line(args, says):
+    result = _run(*args)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("hearthtop-companion: error: ") and says in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+def test_a_port_in_use_is_a_one_line_error(tmp_path):
+    server = ProcessServer(tmp_path / "one")
+    live = server.start()
+    try:
+        port = live.url.rsplit(":", 1)[1]
+        result = _run("--host", "127.0.0.1", "--port", port, "--data", str(tmp_path / "two"))
+        assert result.returncode == 2
+        assert result.stderr == f"hearthtop-companion: error: 127.0.0.1:{port}: is in use: " \
+                                "choose another with --port\n"
+    finally:
+        server.kill()
+
+
+def test_the_demo_plays_the_bundled_game_turn_by_turn(tmp_path):
+    server = ProcessServer(tmp_path, "--demo", "--demo-pace", "0.02")
+    live = server.start()
+    try:
+        seen = set()
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not {"mulligan", "play", "over"} <= seen:
+            state = live.get("/api/state").json()
+            seen.add(state["phase"])
+            if state["players"] and state["players"]["p1"]["minions"]:
+                seen.add("play")
+            time.sleep(0.02)
+        assert {"mulligan", "play", "over"} <= seen
+        assert state["players"]["p1"]["hero"] == "jaina"
+    finally:
+        server.stop()
+    assert not list(tmp_path.glob("games/*.jsonl"))  # the demo's games are not kept
