@@ -125,6 +125,8 @@ def _sentence(error: RequestValidationError) -> str:
     if first["type"] == "json_invalid":
         return "the body is not valid JSON"
     where = ".".join(str(p) for p in first["loc"] if p != "body")
+    if not where and first["type"] in ("model_attributes_type", "dict_type"):
+        return "the body must be a JSON object"
     message = first["msg"].removeprefix("Value error, ")
     return f"{where}: {message}" if where else message
 
