@@ -271,8 +271,7 @@ def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits()
 
     @app.get("/api/questions", summary="What the camera could not decide")
     async def get_questions() -> list[dict[str, Any]]:
-        return [q.model_dump(mode="json", exclude_none=True)
-                for q in session.questions.values()]
+        return await locked(session.pending)
 
     @app.get("/api/games", summary="Every game kept in the data folder, newest first")
     async def get_games() -> list[dict[str, Any]]:

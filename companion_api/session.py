@@ -86,9 +86,11 @@ class Session:
         state = self.game.state().model_dump(mode="json")
         state.update(version=self.version, game=self.game_id, events=len(self.game.events),
                      recent=self.recent[-RECENT:],
-                     pending=[q.model_dump(mode="json", exclude_none=True)
-                              for q in self.questions.values()])
+                     pending=self.pending())
         return state
+
+    def pending(self) -> list[dict[str, Any]]:
+        return [q.model_dump(mode="json", exclude_none=True) for q in self.questions.values()]
 
     def log(self) -> list[Event]:
         return list(self.game.events)
