@@ -26,10 +26,12 @@ from pathlib import Path
 import httpx
 import pytest
 from live_server import LiveServer, ThreadServer
+from websockets.exceptions import InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
 from companion_api.app import ServerLimits
 from companion_api.cli import replay_log
+from companion_api.session import Limits
 from tracker.engine import Game
 from tracker.events import parse_event
 
@@ -390,6 +392,26 @@ def test_games_lists_the_finished_game(live):
         one_sentence(response)
 
 
+def test_a_kept_log_that_cannot_be_read_is_a_sentence(live, tmp_path):
+    """A damaged file in the data folder: listed with its error, refused with a sentence."""
+    new_game(live)
+    games = tmp_path / "games"
+    (games / "20200101-000000-bad1.jsonl").write_text(
+        json.dumps({"type": "new_game", "heroes": HEROES}) + "\nnot json\n")
+    (games / "20200101-000000-bad2.jsonl").mkdir()
+    (games / "20200101-000000-bad3.jsonl").write_text('{"type": "end_turn"}\n')
+    listed = {g["id"]: g for g in live.get("/api/games").json()}
+    assert len(listed) == 4
+    for game in ("20200101-000000-bad1", "20200101-000000-bad2", "20200101-000000-bad3"):
+        assert listed[game]["error"] and not listed[game]["current"], listed[game]
+    for game in ("20200101-000000-bad1", "20200101-000000-bad2"):
+        response = live.get(f"/api/games/{game}/log.jsonl")
+        assert response.status_code == 409, response.text
+        assert game in one_sentence(response)
+    assert live.get("/api/games/20200101-000000-bad3/log.jsonl").status_code == 200
+    assert state(live)["events"] == 1
+
+
 def test_reads_need_no_token_and_writes_take_it_in_the_query(live):
     new_game(live)
     assert live.get("/api/heroes").status_code == 200
@@ -538,6 +560,17 @@ def test_a_bad_request_is_one_sentence_and_changes_nothing(live, set_up, send, s
         assert watcher.wait_version(moved["version"]) == moved
     finally:
         watcher.close()
+
+
+def test_a_game_at_its_event_limit_is_refused_cleanly(tmp_path):
+    with serve(tmp_path, game_limits=Limits(max_events=5)) as live:
+        in_progress(live)  # new-game and 4 events: the game is full
+        before = snapshot(live)
+        response = live.post("/api/events", {"type": "end_turn"})
+        assert response.status_code == 409 and "5000" not in one_sentence(response)
+        assert snapshot(live) == before
+        assert live.post("/api/undo").status_code == 200  # undo and new-game still work
+        new_game(live)
 
 
 def test_bad_requests_in_a_row_leave_the_socket_fed(live, watcher):
@@ -741,6 +774,28 @@ def test_garbage_frames_do_not_break_the_hub(live):
     finally:
         bystander.close()
         noisy.close()
+
+
+def test_sockets_over_the_limit_are_refused_and_the_others_kept(tmp_path):
+    with serve(tmp_path, limits=ServerLimits(max_sockets=2)) as live:
+        new_game(live)
+        first, second = Watcher(live), Watcher(live)
+        try:
+            second.wait_for(lambda s: True)
+            with pytest.raises(InvalidStatus):
+                Watcher(live)
+            moved = live.event(**bare(DEMO_EVENTS[1])).json()["state"]
+            assert first.wait_version(moved["version"]) == moved
+            assert second.wait_version(moved["version"]) == moved
+            second.close()
+            deadline = time.monotonic() + PROMPT
+            while live.app.state.hub.clients > 1 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            third = Watcher(live)  # a place is free again
+            assert third.wait_version(moved["version"]) == moved
+            third.close()
+        finally:
+            first.close()
 
 
 def test_a_socket_gets_the_state_on_connect_and_again_after_resend(tmp_path):
