@@ -1,0 +1,56 @@
+// The stream overlay: read-only, driven by the WebSocket; every change animates briefly.
+
+import {
+  alertLabel, connect, deckWarning, playerName, prettify, renderSides, resultText,
+} from "./state.js";
+
+const $ = (id) => document.getElementById(id);
+const FADE_ALERT_MS = 12000; // a new alert stands out this long, then stays, quieter
+let lastAlertKey; // undefined until the first state: its alerts are old news
+let quietTimer = null;
+
+function render(state) {
+  const inGame = Boolean(state.players?.p1);
+  renderSides({ p1: $("slot-p1"), p2: $("slot-p2") }, state);
+  $("topline").hidden = !inGame;
+  if (inGame) {
+    $("tl-turn").textContent = state.phase === "mulligan" ? "Mulligan" : `Turn ${state.turn}`;
+    $("tl-active").textContent = state.over ? resultText(state)
+      : state.phase === "mulligan" ? "" : `${playerName(state, state.active)} to play`;
+    $("tl-active").classList.toggle("over", state.over);
+    const deck = $("tl-deck");
+    if (deck.textContent !== String(state.deck)) deck.textContent = state.deck;
+  }
+  const warning = deckWarning(state);
+  $("deckline").hidden = !warning;
+  $("deckline").textContent = warning?.text || "";
+  $("deckline").className = `deckline ${warning?.level || ""}`;
+  showAlert(state);
+}
+
+function showAlert(state) {
+  const box = $("last-alert");
+  const alert = state.alerts[state.alerts.length - 1];
+  const key = alert ? `${state.game}:${alert.event}:${alert.code}` : null;
+  if (key === lastAlertKey) return;
+  const first = lastAlertKey === undefined;
+  lastAlertKey = key;
+  box.hidden = !alert;
+  if (!alert) return;
+  $("la-kind").textContent = alertLabel(alert);
+  $("la-text").textContent = prettify(state, alert.message);
+  box.className = `last-alert ${alert.severity}`;
+  if (first) {
+    box.classList.add("quiet"); // an alert from before the overlay was opened
+    return;
+  }
+  void box.offsetWidth;
+  box.classList.add("fresh");
+  clearTimeout(quietTimer);
+  quietTimer = setTimeout(() => box.classList.replace("fresh", "quiet"), FADE_ALERT_MS);
+}
+
+connect({
+  onState: render,
+  onStatus: (status) => { $("offline").hidden = status === "online"; },
+});

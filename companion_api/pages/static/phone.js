@@ -1,0 +1,1160 @@
+// The phone scorekeeper: the live table, and the players' actions back into the event log.
+//
+// Every action is built from the server's own lists (GET /api/moves): the legal moves are
+// offered, anything else needs a deliberate confirmation (or the "any action" switch), and
+// the engine records it with an alert. The hand is hidden from the engine, so the phone
+// names each card played.
+
+import {
+  alertLabel, cardLabel, cardText, characterName, connect, deckWarning, h, playerName, PLAYERS,
+  prettify, recentLines, renderSides, resultText, SUIT,
+} from "./state.js";
+
+const $ = (id) => document.getElementById(id);
+const RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
+const SUITS = ["S", "H", "D", "C"];
+const TOKEN_KEY = "hearthtop.token";
+const HEROES_KEY = "hearthtop.heroes";
+const NEARLY_OUT = 3;
+
+const app = {
+  state: null,
+  moves: null, // GET /api/moves for the state shown
+  movesFor: "",
+  heroes: [],
+  token: null,
+  any: false, // "any action": illegal moves offered too
+  mode: null, // a target being picked: see pickTargets()
+  busy: false,
+  seenAlerts: null, // game id and alert count last shown, so that only new ones toast
+  powerTargets: {}, // hero key -> whether its power was seen to take a target
+};
+
+// --- the token: from the address once, then kept on this phone ---------------------------
+
+function readToken() {
+  const params = new URLSearchParams(location.search);
+  const given = params.get("token");
+  if (given) {
+    localStorage.setItem(TOKEN_KEY, given.trim());
+    params.delete("token");
+    const rest = params.toString();
+    history.replaceState(null, "", location.pathname + (rest ? `?${rest}` : "") + location.hash);
+  }
+  app.token = localStorage.getItem(TOKEN_KEY) || null;
+}
+
+// --- talking to the server ---------------------------------------------------------------
+
+class ApiError extends Error {
+  constructor(message, status) {
+    super(message);
+    this.status = status;
+  }
+}
+
+async function api(method, path, body) {
+  const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (app.token && method !== "GET") headers.Authorization = `Bearer ${app.token}`;
+  let response;
+  try {
+    response = await fetch(path, {
+      method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError("The server cannot be reached; check the Wi-Fi.", 0);
+  }
+  let data = null;
+  try {
+    data = await response.json();
+  } catch { /* no JSON body */ }
+  if (!response.ok) {
+    throw new ApiError(data?.detail || `The server answered ${response.status}.`,
+      response.status);
+  }
+  return data;
+}
+
+// A change to the game: one at a time; the answer's state is shown at once.
+async function write(path, body, { quiet = false } = {}) {
+  if (app.busy) return null;
+  app.busy = true;
+  document.body.classList.add("busy");
+  try {
+    const answer = await api("POST", path, body);
+    if (answer?.state) acceptState(answer.state, { fromWrite: true });
+    return answer;
+  } catch (error) {
+    if (error.status === 401 || error.status === 403) tokenRefused(error.message);
+    if (!quiet) toast(error.message, "error", "Not recorded");
+    throw error;
+  } finally {
+    app.busy = false;
+    document.body.classList.remove("busy");
+  }
+}
+
+async function send(event) {
+  try {
+    return await write("/api/events", event);
+  } catch {
+    return null;
+  }
+}
+
+function tokenRefused(message) {
+  const problem = $("token-problem");
+  problem.textContent = message;
+  problem.hidden = false;
+  app.tokenRefused = true;
+  render();
+}
+
+async function refreshMoves() {
+  const state = app.state;
+  if (!state || !state.players?.p1 || state.over) {
+    app.moves = null;
+    app.movesFor = "";
+    return;
+  }
+  const key = `${state.game}:${state.version}:${state.events}`;
+  if (app.movesFor === key) return;
+  app.movesFor = key;
+  app.moves = null; // the old list is for another position: nothing is offered meanwhile
+  try {
+    const moves = await api("GET", "/api/moves");
+    if (app.movesFor !== key) return; // a newer state asked again meanwhile
+    app.moves = moves;
+    for (const move of moves.moves) {
+      if (move.type === "hero_power") {
+        const hero = state.players[move.player]?.hero;
+        if (hero) app.powerTargets[hero] = app.powerTargets[hero] || Boolean(move.target);
+      }
+    }
+    render();
+  } catch {
+    app.movesFor = "";
+  }
+}
+
+function cardMoves(card, player) {
+  const query = new URLSearchParams({ card });
+  if (player) query.set("player", player);
+  return api("GET", `/api/moves?${query}`);
+}
+
+// --- state in -------------------------------------------------------------------------------
+
+function acceptState(state, { fresh = false, fromWrite = false } = {}) {
+  const old = app.state;
+  if (old && !fresh && !fromWrite && old.game === state.game && state.version < old.version) {
+    return; // an older state overtaken by a write's answer
+  }
+  app.state = state;
+  if (fromWrite) live?.seen(JSON.stringify(state));
+  if (app.mode && (!old || old.version !== state.version)) {
+    // the board moved under a half-made action: it may no longer make sense
+    if (!fromWrite) cancelMode("The table changed; start the action again.");
+  }
+  toastNewAlerts(old, state);
+  refreshMoves(); // first: it puts the last position's moves away before drawing
+  render();
+}
+
+function toastNewAlerts(old, state) {
+  const seen = app.seenAlerts;
+  app.seenAlerts = { game: state.game, count: state.alerts.length };
+  if (!seen || seen.game !== state.game) return; // the first look: old alerts are listed
+  for (const alert of state.alerts.slice(seen.count)) {
+    toast(prettify(state, alert.message), alert.severity === "illegal" ? "illegal" : "warning",
+      alertLabel(alert), 8000);
+  }
+}
+
+// --- drawing ---------------------------------------------------------------------------------
+
+function render() {
+  const state = app.state;
+  document.body.classList.toggle("can-write", canWrite());
+  $("readonly").hidden = canWrite() && !app.tokenRefused;
+  $("any-badge").hidden = !app.any;
+  if (!state) return;
+  const inGame = Boolean(state.players?.p1);
+  // both mulligans made: the first turn is about to begin (with its first move)
+  const ready = state.phase === "mulligan" && app.moves && !hasMulligans();
+  $("turn").textContent = !inGame ? "Hearthtop"
+    : state.phase === "mulligan" && !ready ? "Mulligan" : `Turn ${Math.max(state.turn, 1)}`;
+  $("active-line").textContent = !inGame ? "no game yet"
+    : state.over ? resultText(state)
+      : state.phase === "mulligan" && !ready ? "set cards aside, then draw"
+        : `${playerName(state, state.active)} to play`;
+  $("active-line").className = `active-line ${inGame && !state.over ? `who-${state.active}` : ""}`;
+
+  $("board").hidden = !inGame;
+  $("alerts-panel").hidden = !inGame;
+  $("log-panel").hidden = !inGame;
+  renderSetup();
+  if (inGame) {
+    renderSides({ p1: $("slot-p1"), p2: $("slot-p2") }, state);
+    renderMiddle(state);
+  }
+  renderQuestions(state);
+  renderAlerts(state);
+  renderRecent(state);
+  renderActions();
+  renderTargets();
+}
+
+function canWrite() {
+  return Boolean(app.token);
+}
+
+function renderMiddle(state) {
+  $("deck-num").textContent = state.deck;
+  $("discard").textContent = `${state.discard} discarded`;
+  const warning = $("deck-warning");
+  const found = deckWarning(state, NEARLY_OUT);
+  const text = found?.text || "";
+  const level = found?.level || "";
+  warning.hidden = !text;
+  warning.textContent = text;
+  warning.className = `deck-warning ${level}`;
+  $("middle").classList.toggle("deck-low", Boolean(text));
+  const result = $("result");
+  result.hidden = !state.over;
+  result.textContent = resultText(state);
+  const lines = recentLines(state);
+  const last = lines[lines.length - 1];
+  const lastAlerts = state.alerts.filter((a) => a.event === state.events - 1);
+  const lastLine = $("last-line");
+  lastLine.replaceChildren();
+  if (state.phase === "mulligan" && app.moves && !hasMulligans()) {
+    lastLine.append(`Both hands are set: ${playerName(state, "p1")}'s first turn begins `
+      + "with the first card, attack or hero power.");
+  } else if (last) {
+    lastLine.append(h("span", { class: "last-label" }, "Last:"), ` ${last.text}`);
+  }
+  if (lastAlerts.length) {
+    lastLine.append(h("span", { class: `last-alert ${lastAlerts[0].severity}` },
+      `${lastAlerts.length} alert${lastAlerts.length > 1 ? "s" : ""}`));
+  }
+}
+
+function renderAlerts(state) {
+  const list = $("alerts");
+  const alerts = [...state.alerts].reverse();
+  $("alerts-count").textContent = alerts.length;
+  $("alerts-count").classList.toggle("has", alerts.length > 0);
+  $("alerts-empty").hidden = alerts.length > 0 || !state.players?.p1;
+  const key = alerts.map((a) => `${a.event}${a.code}`).join(",");
+  if (list.dataset.key === key) return;
+  list.dataset.key = key;
+  list.replaceChildren(...alerts.slice(0, 30).map((alert) => h("li",
+    { class: `alert alert-${alert.severity}`, testid: "alert-item", "data-code": alert.code },
+    h("span", { class: "alert-kind" }, alertLabel(alert)),
+    h("span", { class: "alert-message" }, prettify(state, alert.message)),
+    h("span", { class: "alert-event" }, `event ${alert.event}`))));
+}
+
+function renderRecent(state) {
+  const list = $("recent");
+  const lines = recentLines(state).reverse();
+  const key = lines.map((l) => l.text).join("\n") + state.events;
+  if (list.dataset.key === key) return;
+  list.dataset.key = key;
+  list.replaceChildren(...lines.map((line) => h("li", {},
+    line.turn !== null ? h("span", { class: "recent-turn" }, `T${line.turn}`) : null,
+    line.text)));
+}
+
+function renderQuestions(state) {
+  const box = $("questions");
+  const pending = state.pending || [];
+  box.hidden = pending.length === 0;
+  const key = JSON.stringify(pending) + canWrite();
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  box.replaceChildren(...pending.map((question) => h("div",
+    { class: "question", testid: `question-${question.id}` },
+    h("div", { class: "question-prompt" }, h("b", {}, "The camera asks: "), question.prompt),
+    h("div", { class: "question-options" }, question.options.map((option, index) => h("button", {
+      class: `btn ${index === question.default ? "btn-primary" : ""}`,
+      testid: `answer-${question.id}-${index}`,
+      disabled: !canWrite(),
+      onclick: () => write(`/api/questions/${question.id}`, { option: index }).catch(() => {}),
+    }, option.label, index === question.default ? h("small", {}, " likely") : null))))));
+}
+
+// --- the action bar ---------------------------------------------------------------------------
+
+function hasMulligans() {
+  return Boolean(app.moves?.moves.some((m) => m.type === "mulligan"));
+}
+
+function legalMoves(type) {
+  return app.moves?.moves.filter((m) => m.type === type) || [];
+}
+
+function renderActions() {
+  const bar = $("actions");
+  const state = app.state;
+  const inGame = Boolean(state?.players?.p1);
+  bar.hidden = !canWrite() || !inGame;
+  document.body.classList.toggle("has-actions", !bar.hidden);
+  if (bar.hidden) return;
+  const key = JSON.stringify([state.game, state.version, app.moves?.moves?.length,
+    app.movesFor, app.any, app.heroes.length, app.mode?.key, app.mode?.picked, state.over]);
+  if (bar.dataset.key === key) return;
+  bar.dataset.key = key;
+
+  if (app.mode) {
+    bar.replaceChildren(modeBar());
+    return;
+  }
+  if (state.over) {
+    bar.replaceChildren(h("div", { class: "action-row" },
+      bigButton("New game", "btn-new-game", "btn-primary wide", openNewGame),
+      bigButton("Undo", "btn-undo", "", askUndo)));
+    return;
+  }
+  if (state.phase === "mulligan" && (hasMulligans() || !app.moves)) {
+    bar.replaceChildren(mulliganBar());
+    return;
+  }
+  const active = state.active;
+  const side = state.players[active];
+  const power = legalMoves("hero_power");
+  const attacks = legalMoves("attack");
+  const secrets = legalMoves("secret_revealed");
+  const heroInfo = app.heroes.find((x) => x.key === side.hero);
+  const powerName = heroInfo?.power || "Hero power";
+  const rows = [
+    h("div", { class: "action-row" },
+      bigButton(h("span", {}, h("b", {}, "Play a card"),
+        h("small", {}, `${playerName(state, active)} · ${side.mana} mana`)),
+      "btn-play", "btn-primary wide", openPicker),
+      bigButton(h("span", {}, h("b", {}, powerName), h("small", {},
+        side.hero_power_used ? "used" : "2 mana")), "btn-power",
+      power.length ? "btn-power" : "", startPower, !power.length && !app.any)),
+    h("div", { class: "action-row" },
+      bigButton(h("span", {}, h("b", {}, "Attack"), h("small", {},
+        attacks.length ? `${new Set(attacks.map((a) => a.attacker)).size} can attack`
+          : "none ready")), "btn-attack", attacks.length ? "btn-attack" : "",
+      startAttack, !attacks.length && !app.any),
+      secrets.length || app.any ? bigButton(h("span", {}, h("b", {}, "Secret"),
+        h("small", {}, "revealed")), "btn-secret", secrets.length ? "btn-secret" : "",
+      startSecret) : null,
+      bigButton(h("span", {}, h("b", {}, "End turn")), "btn-end-turn", "btn-end", endTurn),
+      bigButton(h("span", { class: "undo-label" }, "↶", h("small", {}, "Undo")), "btn-undo",
+        "btn-undo", askUndo)),
+  ];
+  bar.replaceChildren(...rows);
+}
+
+function bigButton(content, testid, cls, onclick, disabled = false) {
+  return h("button", { class: `btn big ${cls}`, testid, onclick, disabled }, content);
+}
+
+function mulliganBar() {
+  const state = app.state;
+  const rows = [h("div", { class: "mulligan-title" },
+    "Mulligan: how many cards does each player set aside?")];
+  for (const player of PLAYERS) {
+    const counts = legalMoves("mulligan").filter((m) => m.player === player)
+      .map((m) => m.count);
+    const done = app.moves && counts.length === 0;
+    rows.push(h("div", { class: "mulligan-row", testid: `mulligan-${player}` },
+      h("span", { class: "mulligan-who" }, playerName(state, player),
+        h("small", {}, done ? "done" : player === "p2"
+          ? `${state.players[player].hand - 1} cards + Coin`
+          : `${state.players[player].hand} cards`)),
+      done ? h("span", { class: "mulligan-done" }, "✓")
+        : h("span", { class: "mulligan-buttons" }, counts.map((count) => h("button", {
+          class: `btn ${count === 0 ? "btn-primary" : ""}`,
+          testid: `mull-${player}-${count}`,
+          onclick: () => send({ type: "mulligan", player, count }),
+        }, count === 0 ? "Keep" : String(count))))));
+  }
+  rows.push(h("div", { class: "action-row small-row" },
+    bigButton("Undo", "btn-undo", "btn-undo", askUndo)));
+  return h("div", { class: "mulligan" }, rows);
+}
+
+// --- picking targets on the board ---------------------------------------------------------------
+//
+// app.mode = { key, title, hint, picked: [], need, distinct, split, legal(picked) -> Set,
+//              reason(id, picked) -> text, allowNone, finish(picked) }
+
+function pickTargets(mode) {
+  closeSheet();
+  app.mode = { picked: [], need: 1, key: String(Math.random()), ...mode };
+  document.body.classList.add("picking");
+  render();
+}
+
+function cancelMode(message) {
+  if (!app.mode) return;
+  app.mode = null;
+  document.body.classList.remove("picking");
+  if (message) toast(message, "info");
+  render();
+}
+
+function modeBar() {
+  const mode = app.mode;
+  const left = mode.need - mode.picked.length;
+  const dots = mode.need > 1 ? h("span", { class: "dots" }, Array.from({ length: mode.need },
+    (_, i) => h("i", { class: i < mode.picked.length ? "on" : "" }))) : null;
+  return h("div", { class: "mode" },
+    h("div", { class: "mode-title", testid: "mode-title" }, mode.title, dots),
+    mode.detail ? h("div", { class: "mode-detail" }, mode.detail) : null,
+    h("div", { class: "mode-hint", testid: "mode-hint" },
+      mode.hint || (left > 1 ? `Tap ${left} more targets` : "Tap the target on the board"),
+      h("span", { class: "legend" }, h("i", { class: "ok" }), " allowed ",
+        h("i", { class: "no" }), " against the rules")),
+    h("div", { class: "action-row" },
+      bigButton("Cancel", "mode-cancel", "", () => cancelMode()),
+      mode.allowNone ? bigButton(mode.noneLabel || "No target", "mode-none", "",
+        () => finishMode([])) : null,
+      mode.picked.length ? bigButton("Back", "mode-back", "", () => {
+        mode.picked.pop();
+        mode.key += "'";
+        render();
+      }) : null));
+}
+
+function renderTargets() {
+  const mode = app.mode;
+  const board = $("board");
+  board.classList.toggle("picking", Boolean(mode));
+  const legal = mode ? mode.legal(mode.picked) : new Set();
+  for (const el of board.querySelectorAll("[data-target]")) {
+    const id = el.dataset.target;
+    const times = mode ? mode.picked.filter((p) => p === id).length : 0;
+    const candidate = mode && (!mode.only || mode.only.has(id));
+    el.classList.toggle("target-ok", Boolean(candidate && legal.has(id)));
+    el.classList.toggle("target-no", Boolean(candidate && !legal.has(id)));
+    el.classList.toggle("target-off", Boolean(mode && !candidate));
+    el.classList.toggle("picked", times > 0);
+    if (times > 1 || (mode?.split && times)) el.dataset.times = `×${times}`;
+    else delete el.dataset.times;
+  }
+}
+
+async function boardTap(event) {
+  const el = event.target.closest("[data-target]");
+  if (!el || !canWrite()) return;
+  const id = el.dataset.target;
+  const mode = app.mode;
+  if (!mode) {
+    idleTap(id);
+    return;
+  }
+  if (mode.only && !mode.only.has(id)) return;
+  if (mode.distinct && mode.picked.includes(id)) return;
+  const legal = mode.legal(mode.picked);
+  if (!legal.has(id) && !mode.noConfirm) {
+    const ok = await confirmBox("Against the rules",
+      `${mode.reason ? mode.reason(id, mode.picked) : ""} Record it anyway? It will be `
+      + "kept with an alert.");
+    if (!ok || app.mode !== mode) return;
+  }
+  mode.picked.push(id);
+  mode.key += ".";
+  if (mode.picked.length >= mode.need) finishMode(mode.picked);
+  else render();
+}
+
+function finishMode(picked) {
+  const mode = app.mode;
+  app.mode = null;
+  document.body.classList.remove("picking");
+  render();
+  mode.finish(picked);
+}
+
+// A tap on a character with nothing under way: an attack from it, if it may attack.
+function idleTap(id) {
+  const state = app.state;
+  if (!state || state.over || state.phase === "setup") return;
+  const attackers = new Set(legalMoves("attack").map((m) => m.attacker));
+  if (attackers.has(id) || app.any) {
+    chooseAttackTarget(id);
+    return;
+  }
+  toast(`${characterName(state, id)} cannot attack now. Tap “Attack” to see who can.`, "info");
+}
+
+// --- playing a card ------------------------------------------------------------------------------
+
+const picker = { player: null, rank: null, infos: {} };
+const COSTS = { J: 1, Q: 2, K: 3, A: 4, Coin: 0, 6: 1, 7: 2, 8: 3, 9: 4, 10: 5 };
+
+function rankCost(rank) {
+  return COSTS[rank] ?? Number(rank);
+}
+
+function openPicker() {
+  if (!app.state) return;
+  picker.player = app.state.active;
+  picker.rank = null;
+  picker.purpose = "play";
+  drawPicker();
+}
+
+function drawPicker() {
+  const state = app.state;
+  const purpose = picker.purpose;
+  const legalCards = new Set(purpose === "play" && picker.player === app.moves?.player
+    ? app.moves?.cards || [] : []);
+  const known = purpose === "play" && picker.player === app.moves?.player;
+  const rankLegal = (rank) => rank === "Coin" ? legalCards.has("JK")
+    : SUITS.some((s) => legalCards.has(rank + s));
+  const who = h("div", { class: "picker-who" },
+    purpose === "secret" ? "Secret revealed by" : "Played by",
+    PLAYERS.map((player) => h("button", {
+      class: `btn seg ${picker.player === player ? "on" : ""}`,
+      testid: `picker-player-${player}`,
+      disabled: player !== picker.player && !app.any && purpose === "play",
+      onclick: () => { picker.player = player; picker.rank = null; drawPicker(); },
+    }, playerName(state, player))));
+  const ranks = h("div", { class: "ranks", testid: "ranks" },
+    [...RANKS, ...(purpose === "play" ? ["Coin"] : [])].map((rank) => h("button", {
+      class: `btn rank ${picker.rank === rank ? "on" : ""} ${known && !rankLegal(rank) ? "not-legal" : ""}`,
+      testid: `rank-${rank}`,
+      onclick: () => pickRank(rank),
+    }, rank === "Coin" ? h("span", { class: "coin" }, "Coin") : rank,
+    h("small", { class: "rank-cost" }, String(rankCost(rank))))));
+  const body = [
+    sheetHead(purpose === "secret" ? "Which secret was revealed?" : "Which card?", "picker"),
+    who, ranks,
+  ];
+  if (picker.rank && picker.rank !== "Coin") {
+    body.push(h("div", { class: "suits", testid: "suits" }, SUITS.map((suit) => {
+      const card = picker.rank + suit;
+      const info = picker.infos[`${picker.player}:${card}`];
+      const legal = info ? info.options.some((o) => o.legal) : null;
+      return h("button", {
+        class: `btn suit-btn ${known && !legalCards.has(card) ? "not-legal" : ""}`,
+        testid: `suit-${suit}`,
+        onclick: () => pickCard(card),
+      }, h("span", { class: `suit-big suit-${suit}` }, SUIT[suit]),
+      h("span", { class: "suit-info" },
+        h("b", {}, info ? info.name || cardText(card) : "…"),
+        h("small", {}, info ? `${info.cost} mana · ${info.kind}` : ""),
+        info?.place ? h("small", { class: "place" }, placeWords(info.place))
+          : info && purpose === "play" && !legal
+            ? h("small", { class: "why" }, shortWhy(info)) : null));
+    })));
+  }
+  if (purpose === "play") {
+    body.push(h("p", { class: "picker-note" },
+      "Greyed cards break a rule now; they can still be recorded."));
+  }
+  openSheet(body, "picker-sheet");
+}
+
+// Why a card may not be played now, in a few words.
+function shortWhy(info) {
+  const text = info.options.flatMap((o) => o.alerts)[0] || "";
+  const mana = /\((\d+) mana\) with (\d+) mana/.exec(text);
+  if (mana) return `needs ${mana[1]} mana, ${mana[2]} left`;
+  return text ? prettify(app.state, text) : "against the rules now";
+}
+
+function placeWords(place) {
+  if (place.startsWith("play:")) return `on the table (${place.slice(5)})`;
+  if (place.startsWith("hand:")) return `in ${place.slice(5)}'s hand`;
+  if (place === "discard") return "in the discard pile";
+  if (place === "deck") return "in the deck";
+  if (place.startsWith("secret:")) return `a secret of ${place.slice(7)}`;
+  return place;
+}
+
+async function pickRank(rank) {
+  if (rank === "Coin") {
+    pickCard("JK");
+    return;
+  }
+  picker.rank = rank;
+  drawPicker();
+  const player = picker.player;
+  await Promise.all(SUITS.map(async (suit) => {
+    const key = `${player}:${rank}${suit}`;
+    if (picker.infos[key]) return;
+    try {
+      picker.infos[key] = await cardMoves(rank + suit, player);
+    } catch { /* drawn without details */ }
+  }));
+  if (picker.rank === rank && picker.player === player) drawPicker();
+}
+
+async function pickCard(card) {
+  const player = picker.player;
+  const key = `${player}:${card}`;
+  let info = picker.infos[key];
+  if (!info) {
+    try {
+      info = await cardMoves(card, player);
+      picker.infos[key] = info;
+    } catch (error) {
+      toast(error.message, "error");
+      return;
+    }
+  }
+  if (picker.purpose === "secret") {
+    revealSecret(player, card, info);
+    return;
+  }
+  const legal = info.options.some((o) => o.legal);
+  if (!legal) {
+    const why = [...new Set(info.options.flatMap((o) => o.alerts))].slice(0, 2)
+      .map((text) => `${prettify(app.state, text)}.`).join(" ");
+    const ok = await confirmBox(`${cardText(card)} ${info.name || ""} is against the rules now`,
+      `${why} Record it anyway? It will be kept with an alert.`);
+    if (!ok) return;
+  }
+  closeSheet();
+  resolveOptions(info.options, {
+    title: `${cardText(card)} ${info.name || ""}`.trim(),
+    text: info.text,
+    confirmed: !legal,
+  });
+}
+
+// From every way to play a card (or use a power): the choice, then the targets, then send.
+async function resolveOptions(options, { title, text, confirmed = false }) {
+  let pool = options;
+  const choices = [...new Set(pool.map((o) => o.event.choice).filter(Boolean))];
+  if (choices.length > 1) {
+    const choice = await chooseOne(title, text, pool);
+    if (!choice) return;
+    pool = pool.filter((o) => o.event.choice === choice);
+  }
+  const targetsOf = (o) => o.event.target === undefined || o.event.target === null ? []
+    : Array.isArray(o.event.target) ? o.event.target : [o.event.target];
+  const base = { ...pool.find((o) => o.legal)?.event || pool[0].event };
+  delete base.target;
+  const targeted = pool.filter((o) => targetsOf(o).length);
+  if (!targeted.length) {
+    send(base);
+    return;
+  }
+  const lists = targeted.map(targetsOf);
+  const split = lists.some((l) => l.length > 1 && new Set(l).size < l.length)
+    || (lists.every((l) => l.length > 1) && lists.some((l) => new Set(l).size === 1));
+  const need = lists[0].length;
+  const legalLists = targeted.filter((o) => o.legal || confirmed).map(targetsOf);
+  const legal = (picked) => {
+    const found = new Set();
+    for (const list of legalLists) {
+      if (split) list.forEach((t) => found.add(t));
+      else if (picked.every((p) => list.includes(p))) {
+        list.filter((t) => !picked.includes(t)).forEach((t) => found.add(t));
+      }
+    }
+    return found;
+  };
+  const reason = (id, picked) => {
+    const match = targeted.find((o) => {
+      const list = targetsOf(o);
+      return [...picked, id].every((t) => list.includes(t));
+    });
+    const why = match?.alerts?.[0];
+    return why ? `${prettify(app.state, why)}.`
+      : `${characterName(app.state, id)} is not a target the rules allow here.`;
+  };
+  const allowNone = pool.some((o) => !targetsOf(o).length);
+  pickTargets({
+    title,
+    detail: text,
+    hint: split ? `Tap a target for each of the ${need} points of damage`
+      : need > 1 ? `Tap ${need} different targets` : null,
+    need,
+    split,
+    distinct: !split,
+    legal,
+    reason,
+    allowNone,
+    noneLabel: "No target",
+    noConfirm: confirmed,
+    finish: (picked) => {
+      const event = { ...base };
+      if (picked.length) event.target = need > 1 || split ? picked : picked[0];
+      send(event);
+    },
+  });
+}
+
+function chooseOne(title, text, pool) {
+  const parts = (text || "").replace(/^Choose One:\s*/i, "").split(/;\s*or\s+/i);
+  return new Promise((resolve) => {
+    const pick = (choice) => { closeSheet(); resolve(choice); };
+    openSheet([
+      sheetHead(`${title}: choose one`, "choose", () => resolve(null)),
+      h("div", { class: "choices" }, [1, 2].map((choice) => {
+        const legal = pool.some((o) => o.event.choice === choice && o.legal);
+        return h("button", {
+          class: `btn big choice ${legal ? "" : "not-legal"}`,
+          testid: `choice-${choice}`,
+          onclick: () => pick(choice),
+        }, h("b", {}, String(choice)), h("span", {}, parts[choice - 1] || `option ${choice}`));
+      })),
+    ], "choose-sheet", () => resolve(null));
+  });
+}
+
+// --- hero power, attacks, secrets, turns ------------------------------------------------------------
+
+async function startPower() {
+  const state = app.state;
+  const player = state.active;
+  const side = state.players[player];
+  const heroInfo = app.heroes.find((x) => x.key === side.hero);
+  const title = heroInfo?.power || "Hero power";
+  const moves = legalMoves("hero_power").filter((m) => m.player === player);
+  if (moves.length) {
+    const options = moves.map((event) => ({ event, legal: true, alerts: [] }));
+    if (moves.some((m) => m.target)) {
+      // any character may still be picked deliberately: add them as not-legal options
+      for (const id of allCharacters(state)) {
+        if (!moves.some((m) => m.target === id)) {
+          options.push({ event: { ...moves[0], target: id }, legal: false, alerts: [] });
+        }
+      }
+    }
+    resolvePower(options, title, heroInfo);
+    return;
+  }
+  const ok = await confirmBox(`${title} is against the rules now`,
+    `${side.hero_power_used ? "It was used this turn already." : `It costs 2 mana; ${playerName(state, player)} has ${side.mana}.`} `
+    + "Record it anyway? It will be kept with an alert.");
+  if (!ok) return;
+  const base = { type: "hero_power", player };
+  const targeted = app.powerTargets[side.hero];
+  const options = [{ event: base, legal: true, alerts: [] }];
+  if (targeted !== false) {
+    for (const id of allCharacters(state)) {
+      options.push({ event: { ...base, target: id }, legal: true, alerts: [] });
+    }
+  }
+  resolvePower(options, title, heroInfo, true);
+}
+
+function resolvePower(options, title, heroInfo, confirmed = false) {
+  const targeted = options.some((o) => o.event.target);
+  const send0 = async (event) => {
+    try {
+      await write("/api/events", event, { quiet: true });
+    } catch (error) {
+      if (/revealed/i.test(error.message)) openReveal(event, title);
+      else toast(error.message, "error", "Not recorded");
+    }
+  };
+  if (!targeted) {
+    send0(options.find((o) => o.legal)?.event || options[0].event);
+    return;
+  }
+  const legalTargets = new Set(options.filter((o) => o.legal).map((o) => o.event.target));
+  pickTargets({
+    title,
+    detail: heroInfo?.power_text,
+    legal: () => legalTargets,
+    reason: (id) => `${title} may not target ${characterName(app.state, id)} now.`,
+    allowNone: options.some((o) => !o.event.target),
+    noConfirm: confirmed,
+    finish: (picked) => {
+      const event = { ...options[0].event };
+      delete event.target;
+      if (picked.length) event.target = picked[0];
+      send0(event);
+    },
+  });
+}
+
+// Totemic Call with a deck the engine cannot see: which cards were turned over?
+function openReveal(event, title) {
+  const turned = [];
+  const draw = () => {
+    openSheet([
+      sheetHead(`${title}: the cards turned over`, "reveal"),
+      h("p", { class: "sheet-text" },
+        "Tap each card turned over from the top of the deck, in order (the last is the totem)."),
+      h("div", { class: "reveal-list", testid: "reveal-list" },
+        turned.length ? turned.map((c) => cardLabel(c)) : h("i", {}, "none yet")),
+      h("div", { class: "reveal-grid" }, RANKS.flatMap((rank) => SUITS.map((suit) => h("button", {
+        class: `btn mini ${turned.includes(rank + suit) ? "on" : ""}`,
+        testid: `reveal-${rank}${suit}`,
+        onclick: () => {
+          const card = rank + suit;
+          const at = turned.indexOf(card);
+          if (at >= 0) turned.splice(at, 1);
+          else turned.push(card);
+          draw();
+        },
+      }, cardLabel(rank + suit))))),
+      h("div", { class: "action-row" },
+        bigButton("Record", "reveal-done", "btn-primary wide", () => {
+          closeSheet();
+          send({ ...event, revealed: turned });
+        }, turned.length === 0)),
+    ], "reveal-sheet");
+  };
+  draw();
+}
+
+function allCharacters(state) {
+  return PLAYERS.flatMap((p) => [p, ...state.players[p].minions.map((m) => m.id)]);
+}
+
+function ownCharacters(state, player) {
+  return [player, ...state.players[player].minions.map((m) => m.id)];
+}
+
+function startAttack() {
+  const state = app.state;
+  const attacks = legalMoves("attack");
+  const attackers = new Set(attacks.map((m) => m.attacker));
+  const own = new Set(app.any ? allCharacters(state) : ownCharacters(state, state.active));
+  pickTargets({
+    title: "Attack",
+    hint: "Tap the minion or hero that attacks",
+    legal: () => attackers,
+    only: own,
+    reason: (id) => `${characterName(state, id)} may not attack now.`,
+    finish: ([attacker]) => chooseAttackTarget(attacker, true),
+  });
+}
+
+function chooseAttackTarget(attacker, confirmed = false) {
+  const state = app.state;
+  const targets = new Set(legalMoves("attack").filter((m) => m.attacker === attacker)
+    .map((m) => m.target));
+  const owner = PLAYERS.find((p) => ownCharacters(state, p).includes(attacker));
+  pickTargets({
+    title: `${characterName(state, attacker)} attacks`,
+    hint: "Tap what it attacks",
+    legal: () => targets,
+    only: new Set(allCharacters(state).filter((id) => id !== attacker
+      && (app.any || !ownCharacters(state, owner).includes(id)))),
+    reason: (id) => targets.size ? `${characterName(state, id)} is not a target it may attack.`
+      : `${characterName(state, attacker)} may not attack now.`,
+    noConfirm: confirmed && !targets.size,
+    finish: ([target]) => send({ type: "attack", attacker, target }),
+  });
+}
+
+async function startSecret() {
+  const secrets = legalMoves("secret_revealed");
+  if (!secrets.length) {
+    picker.player = PLAYERS.find((p) => p !== app.state.active);
+    picker.rank = null;
+    picker.purpose = "secret";
+    drawPicker();
+    return;
+  }
+  const names = {};
+  await Promise.all([...new Set(secrets.map((s) => `${s.player}:${s.card}`))].map(async (k) => {
+    const [player, card] = k.split(":");
+    try {
+      names[card] = (await cardMoves(card, player)).name;
+    } catch { names[card] = ""; }
+  }));
+  openSheet([
+    sheetHead("Which secret was revealed?", "secret"),
+    h("div", { class: "secret-list" }, secrets.map((secret, index) => h("button", {
+      class: "btn big", testid: `secret-${index}`,
+      onclick: () => { closeSheet(); send(secret); },
+    }, cardLabel(secret.card), ` ${names[secret.card] || ""}`,
+    secret.target ? h("small", {}, ` at ${characterName(app.state, secret.target)}`) : null))),
+  ], "secret-sheet");
+}
+
+function revealSecret(player, card, info) {
+  closeSheet();
+  pickTargets({
+    title: `${player} reveals ${cardText(card)} ${info.name || ""}`,
+    hint: "Tap the minion it answers, or no target",
+    legal: () => new Set(allCharacters(app.state)),
+    allowNone: true,
+    noConfirm: true,
+    finish: (picked) => send({ type: "secret_revealed", player, card,
+      ...(picked.length ? { target: picked[0] } : {}) }),
+  });
+}
+
+function endTurn() {
+  send({ type: "end_turn" });
+}
+
+async function askUndo() {
+  const lines = app.state?.recent || [];
+  const last = recentLines(app.state).at(-1);
+  const ok = await confirmBox("Undo the last event?", last ? `“${last.text}” will be taken `
+    + "back, as if it never happened." : "The last event will be taken back.", "Undo");
+  if (!ok) return;
+  try {
+    await write("/api/undo");
+    if (lines.length) toast(`Undone: ${last.text}`, "info");
+  } catch { /* toasted */ }
+}
+
+async function concede(player) {
+  const ok = await confirmBox(`${playerName(app.state, player)} concedes?`,
+    "The game ends and the other player wins.", "Concede");
+  if (ok) send({ type: "concede", player });
+}
+
+// --- a new game ---------------------------------------------------------------------------------------
+
+function heroChoices() {
+  // the hero list names each hero under its file name and its class: show each once
+  const seen = new Map();
+  for (const hero of app.heroes) {
+    const prior = seen.get(hero.name);
+    if (!prior || (prior.key === prior.class && hero.key !== hero.class)) seen.set(hero.name, hero);
+  }
+  return [...seen.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function newGameForm(onDone) {
+  const choices = heroChoices();
+  let kept = {};
+  try { kept = JSON.parse(localStorage.getItem(HEROES_KEY) || "{}"); } catch { kept = {}; }
+  const select = (player, fallback) => {
+    const el = h("select", { testid: `ng-${player}`, id: `ng-${player}` },
+      choices.map((hero) => h("option", { value: hero.key },
+        `${hero.name} — ${hero.class}`)));
+    const wanted = choices.find((c) => c.key === kept[player]) || choices[fallback];
+    if (wanted) el.value = wanted.key;
+    return el;
+  };
+  const first = select("p1", 0);
+  const second = select("p2", Math.min(1, choices.length - 1));
+  const power = (el) => {
+    const hero = choices.find((c) => c.key === el.value);
+    return hero ? `${hero.power}: ${hero.power_text}` : "";
+  };
+  const note1 = h("small", { class: "power-note" }, power(first));
+  const note2 = h("small", { class: "power-note" }, power(second));
+  const refresh = () => { note1.textContent = power(first); note2.textContent = power(second); };
+  first.addEventListener("change", refresh);
+  second.addEventListener("change", refresh);
+  const swap = () => { [first.value, second.value] = [second.value, first.value]; refresh(); };
+  const start = async () => {
+    const heroes = { p1: first.value, p2: second.value };
+    localStorage.setItem(HEROES_KEY, JSON.stringify(heroes));
+    try {
+      await write("/api/new-game", { heroes });
+      onDone?.();
+      toast("New game: shuffle, deal 4 and 5 cards, then mulligan.", "info");
+    } catch { /* toasted */ }
+  };
+  return h("div", { class: "new-game", testid: "new-game" },
+    h("label", { class: "ng-field" }, h("span", {}, "Goes first (p1, 4 cards)"), first, note1),
+    h("div", { class: "ng-middle" },
+      h("button", { class: "btn", testid: "ng-swap", onclick: swap }, "⇅ Swap"),
+      h("button", { class: "btn", testid: "ng-random", onclick: () => {
+        if (Math.random() < 0.5) swap();
+        toast(`${choices.find((c) => c.key === first.value)?.name} goes first.`, "info");
+      } }, "Random first")),
+    h("label", { class: "ng-field" }, h("span", {}, "Goes second (p2, 5 cards + the Coin)"),
+      second, note2),
+    h("button", { class: "btn big btn-primary wide", testid: "ng-start", onclick: start },
+      "Start the game"));
+}
+
+function renderSetup() {
+  const box = $("setup");
+  const state = app.state;
+  const show = state && !state.players?.p1;
+  box.hidden = !show;
+  if (!show) {
+    box.dataset.key = "";
+    return;
+  }
+  const key = `${canWrite()}:${app.heroes.length}`;
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  box.replaceChildren(h("h1", {}, "New game"),
+    h("p", { class: "lead" }, canWrite()
+      ? "Pick the two heroes. Shuffle the deck (jokers out); the first player gets 4 cards, "
+        + "the second 5 and then the Coin."
+      : "No game on the table yet: it shows here as soon as it starts."),
+    canWrite() && app.heroes.length ? newGameForm() : null);
+}
+
+async function openNewGame() {
+  const state = app.state;
+  if (state?.players?.p1 && !state.over) {
+    const ok = await confirmBox("Start a new game?",
+      "The game on the table stops here; its log stays in the data folder.", "New game");
+    if (!ok) return;
+  }
+  openSheet([sheetHead("New game", "new-game"), newGameForm(closeSheet)], "ng-sheet");
+}
+
+// --- the menu ----------------------------------------------------------------------------------------------
+
+function openMenu() {
+  const state = app.state;
+  const inGame = Boolean(state?.players?.p1);
+  const item = (text, testid, onclick, cls = "") => h("button", {
+    class: `menu-item ${cls}`, testid, onclick: () => { closeSheet(); onclick(); },
+  }, text);
+  const link = (text, testid, href, extra = {}) =>
+    h("a", { class: "menu-item", testid, href, ...extra }, text);
+  openSheet([
+    sheetHead("Menu", "menu"),
+    canWrite() ? h("label", { class: "switch-row", testid: "toggle-any-row" },
+      h("span", {}, h("b", {}, "Any action"),
+        h("small", {}, "Offer moves the rules do not allow, to record what really happened.")),
+      h("input", { type: "checkbox", class: "switch", testid: "toggle-any", checked: app.any,
+        onchange: (e) => {
+          app.any = e.target.checked;
+          render();
+          toast(app.any ? "Any action: every move is offered; illegal ones get an alert."
+            : "Only legal moves are offered.", "info");
+        } })) : null,
+    canWrite() ? item("New game…", "menu-new-game", openNewGame) : null,
+    canWrite() && inGame && !state.over ? PLAYERS.map((p) =>
+      item(`${playerName(state, p)} concedes…`, `menu-concede-${p}`, () => concede(p),
+        "danger")) : null,
+    canWrite() && inGame && !state.over
+      ? item("Reveal a secret…", "menu-secret", startSecret) : null,
+    inGame ? link("Download the game log (.jsonl)", "menu-download", "/api/log.jsonl",
+      { download: "" }) : null,
+    link("Spectator page", "menu-watch", "/watch", { target: "_blank" }),
+    link("Stream overlay (OBS)", "menu-overlay", "/overlay", { target: "_blank" }),
+    canWrite() ? item("Forget the token on this phone", "menu-forget", () => {
+      localStorage.removeItem(TOKEN_KEY);
+      app.token = null;
+      render();
+    }) : null,
+  ], "menu-sheet");
+}
+
+// --- sheets, dialogs, toasts --------------------------------------------------------------------------
+
+let sheetClosed = null;
+
+function sheetHead(title, testid, onClose) {
+  return h("div", { class: "sheet-head" }, h("h2", {}, title),
+    h("button", { class: "btn close", testid: `${testid}-close`, "aria-label": "Close",
+      onclick: () => { closeSheet(); onClose?.(); } }, "✕"));
+}
+
+function openSheet(children, cls, onDismiss) {
+  const sheet = $("sheet");
+  sheet.className = `sheet ${cls || ""}`;
+  sheet.replaceChildren(...children.flat().filter(Boolean));
+  $("sheet-layer").hidden = false;
+  sheetClosed = onDismiss || null;
+}
+
+function closeSheet() {
+  $("sheet-layer").hidden = true;
+  $("sheet").replaceChildren();
+  sheetClosed = null;
+}
+
+let confirmResolve = null;
+
+function confirmBox(title, text, yes = "Record it") {
+  $("confirm-title").textContent = title;
+  $("confirm-text").textContent = text;
+  $("confirm-yes").textContent = yes;
+  $("confirm-layer").hidden = false;
+  confirmResolve?.(false);
+  return new Promise((resolve) => { confirmResolve = resolve; });
+}
+
+function answerConfirm(value) {
+  $("confirm-layer").hidden = true;
+  const resolve = confirmResolve;
+  confirmResolve = null;
+  resolve?.(value);
+}
+
+// One toast at a time, over the top bar: the newest replaces the last, except that an
+// alert is not pushed away by mere news before it has been seen for a moment.
+let shownToast = null;
+
+function toast(message, kind = "info", title = null, ms = 4500) {
+  const box = $("toasts");
+  const now = Date.now();
+  if (shownToast?.el.isConnected && kind === "info"
+      && ["illegal", "warning", "error"].includes(shownToast.kind) && now - shownToast.at < 2500) {
+    return;
+  }
+  const el = h("div", { class: `toast toast-${kind}`, testid: "toast", role: "status",
+    title: message, onclick: () => el.remove() },
+  title ? h("b", {}, title) : null, h("span", {}, message));
+  box.replaceChildren(el);
+  shownToast = { el, kind, at: now };
+  setTimeout(() => {
+    el.classList.add("going");
+    setTimeout(() => el.remove(), 400);
+  }, ms);
+}
+
+// --- connection status ------------------------------------------------------------------------------
+
+let everOnline = false;
+let offlineTimer = null;
+
+function onStatus(status, detail) {
+  const banner = $("offline");
+  if (status === "online") {
+    everOnline = true;
+    clearTimeout(offlineTimer);
+    offlineTimer = null;
+    banner.hidden = true;
+    document.body.classList.remove("offline-now");
+    return;
+  }
+  const show = () => {
+    banner.hidden = false;
+    document.body.classList.add("offline-now");
+  };
+  $("offline-detail").textContent = detail?.attempt > 1
+    ? `attempt ${detail.attempt} · the score is safe on the server`
+    : "the score is safe on the server";
+  if (everOnline) show();
+  else offlineTimer ??= setTimeout(show, 1500); // a first connection gets a moment
+}
+
+// --- start ----------------------------------------------------------------------------------------------
+
+let live = null;
+
+async function start() {
+  readToken();
+  $("menu-btn").addEventListener("click", openMenu);
+  $("board").addEventListener("click", boardTap);
+  $("confirm-yes").addEventListener("click", () => answerConfirm(true));
+  $("confirm-no").addEventListener("click", () => answerConfirm(false));
+  $("sheet-layer").addEventListener("click", (event) => {
+    if (event.target === $("sheet-layer")) {
+      const dismissed = sheetClosed;
+      closeSheet();
+      dismissed?.();
+    }
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape") return;
+    if (!$("confirm-layer").hidden) answerConfirm(false);
+    else if (!$("sheet-layer").hidden) closeSheet();
+    else cancelMode();
+  });
+  render();
+  live = connect({ onState: (state, how) => acceptState(state, how), onStatus });
+  try {
+    app.heroes = await api("GET", "/api/heroes");
+  } catch { app.heroes = []; }
+  render();
+}
+
+start();
+window.hearthtop = app; // for a curious person with the browser's console

@@ -1,0 +1,507 @@
+"""The three pages in a real browser (Debian's chromium driven by Playwright) against a real
+server: a whole game kept by tapping the phone, live updates on a second phone and on the
+overlay, the overlay's transparency, the offline banner, watching without the token, and an
+illegal play entered on purpose.
+
+Each test leaves screenshots in tests/artifacts/. `HEARTHTOP_DOCS_SHOTS=1` also rewrites the
+screenshots of docs/phone.md (docs/phone.png, docs/overlay.png).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time
+from pathlib import Path
+
+import cv2
+import httpx
+import numpy as np
+import pytest
+import uvicorn
+from live_server import ThreadServer
+
+from companion_api.app import create_app
+from companion_api.cli import replay_log
+
+playwright = pytest.importorskip("playwright.sync_api")
+expect = playwright.expect
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync"]
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = Path(__file__).with_name("artifacts")
+DOCS = ROOT / "docs"
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2,
+         "is_mobile": True, "has_touch": True}
+OVERLAY = {"viewport": {"width": 1920, "height": 1080}}
+SHORT = 5000  # ms: how long a page may take to show what the server already knows
+# what the server adds to the contract's state (the replay has none of it)
+SERVER_ONLY = {"version", "game", "events", "recent", "pending"}
+
+
+# --- fixtures ------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no chromium at {CHROMIUM}")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def server(tmp_path):
+    server = ThreadServer(tmp_path / "data")
+    with server:
+        yield server
+
+
+@pytest.fixture
+def live(server):
+    return server.live
+
+
+class Pages:
+    """Browser contexts opened by one test; each page's script errors fail the test."""
+
+    def __init__(self, browser, live) -> None:
+        self.browser, self.live = browser, live
+        self.contexts, self.errors = [], []
+
+    def open(self, path: str, *, token: bool = False, **context):
+        ctx = self.browser.new_context(**(context or PHONE))
+        self.contexts.append(ctx)
+        page = ctx.new_page()
+        page.set_default_timeout(SHORT)
+        page.on("pageerror", lambda error: self.errors.append(f"{path}: {error}"))
+        page.on("console", lambda m: m.type == "error" and "WebSocket" not in m.text
+                and "Failed to load resource" not in m.text
+                and self.errors.append(f"{path}: {m.text}"))
+        query = f"?token={self.live.token}" if token else ""
+        page.goto(self.live.url + path + query)
+        return page
+
+    def phone(self, *, token: bool = True):
+        return self.open("/", token=token)
+
+    def close(self) -> None:
+        for ctx in self.contexts:
+            ctx.close()
+
+
+@pytest.fixture
+def pages(browser, live):
+    opened = Pages(browser, live)
+    yield opened
+    opened.close()
+    assert not opened.errors, opened.errors
+
+
+def shot(page, name: str, **options) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), **options)
+    return path
+
+
+def tid(page, testid: str):
+    return page.get_by_test_id(testid)
+
+
+def state_of(live) -> dict:
+    response = live.get("/api/state")
+    response.raise_for_status()
+    return response.json()
+
+
+def start_game(live, p1: str = "jaina", p2: str = "garrosh", mulligans: bool = True) -> None:
+    live.post("/api/new-game", {"heroes": {"p1": p1, "p2": p2}}).raise_for_status()
+    if mulligans:
+        live.event("mulligan", player="p1", count=0)
+        live.event("mulligan", player="p2", count=0)
+
+
+def play_card(page, rank: str, suit: str | None = None) -> None:
+    """Play a card through the picker: Play a card, its rank, its suit."""
+    tid(page, "btn-play").click()
+    tid(page, f"rank-{rank}").click()
+    if suit:
+        tid(page, f"suit-{suit}").click()
+
+
+def wait_moves(page, button: str, text: str) -> None:
+    """The phone offers a move once it has the server's list for the new position."""
+    expect(tid(page, button)).to_contain_text(text)
+
+
+# --- (a) a whole game by tapping -----------------------------------------------------------------
+
+def test_a_game_tapped_on_the_phone_replays_to_the_same_state(pages, live, tmp_path):
+    phone = pages.phone()
+    expect(tid(phone, "setup")).to_be_visible()
+    # new game: Jaina goes first, Garrosh second (chosen the other way round, then swapped)
+    tid(phone, "ng-p1").select_option("garrosh")
+    tid(phone, "ng-p2").select_option("jaina")
+    tid(phone, "ng-swap").click()
+    shot(phone, "a01-new-game")
+    tid(phone, "ng-start").click()
+    expect(tid(phone, "name-p1")).to_have_text("Jaina")
+    expect(tid(phone, "name-p2")).to_have_text("Garrosh")
+
+    # mulligans: Jaina sets one card aside, Garrosh keeps
+    expect(tid(phone, "mulligan-p1")).to_be_visible()
+    shot(phone, "a02-mulligan")
+    tid(phone, "mull-p1-1").click()
+    expect(tid(phone, "mull-p1-1")).to_have_count(0)
+    tid(phone, "mull-p2-0").click()
+    expect(tid(phone, "btn-play")).to_be_visible()
+
+    # turn 1, Jaina: 6♥, a 1/1 Taunt
+    play_card(phone, "6", "H")
+    expect(tid(phone, "minion-6H")).to_be_visible()
+    expect(tid(phone, "minion-6H")).to_have_class(re.compile(r"\btaunt\b"))
+    tid(phone, "btn-end-turn").click()
+    expect(tid(phone, "active")).to_have_text("Garrosh to play")
+
+    # turn 1, Garrosh: The Coin, then 2♣ (a 2/2 with Stealth) with the coin's mana
+    play_card(phone, "Coin")
+    expect(tid(phone, "mana-p2")).to_have_text("1/1")
+    play_card(phone, "2", "C")
+    expect(tid(phone, "minion-2C")).to_be_visible()
+    tid(phone, "btn-end-turn").click()
+    expect(tid(phone, "active")).to_have_text("Jaina to play")
+
+    # turn 2, Jaina: Frostbolt (Q♥) needs a target: the legal ones glow, the stealthy 2♣
+    # may not be targeted; she aims at Garrosh
+    play_card(phone, "Q", "H")
+    expect(tid(phone, "mode-title")).to_contain_text("Frostbolt")
+    expect(tid(phone, "hero-p2")).to_have_class(re.compile(r"target-ok"))
+    expect(tid(phone, "minion-2C")).to_have_class(re.compile(r"target-no"))
+    shot(phone, "a03-frostbolt-target")
+    tid(phone, "hero-p2").click()
+    expect(tid(phone, "health-p2")).to_have_text("17")
+    expect(tid(phone, "chips-p2")).to_contain_text("frozen")
+
+    # an attack: tap the 6♥ (it may attack), then Garrosh
+    wait_moves(phone, "btn-attack", "can attack")
+    tid(phone, "minion-6H").click()
+    expect(tid(phone, "mode-title")).to_contain_text("attacks")
+    tid(phone, "hero-p2").click()
+    expect(tid(phone, "health-p2")).to_have_text("16")
+    tid(phone, "btn-end-turn").click()
+    expect(tid(phone, "active")).to_have_text("Garrosh to play")
+
+    # turn 2, Garrosh: Armor Up!, undone, then again
+    tid(phone, "btn-power").click()
+    expect(tid(phone, "armor-p2")).to_have_text("2")
+    tid(phone, "btn-undo").click()
+    expect(tid(phone, "confirm")).to_contain_text("Armor Up!")
+    tid(phone, "confirm-yes").click()
+    expect(tid(phone, "armor-p2")).to_have_text("0")
+    tid(phone, "btn-power").click()
+    expect(tid(phone, "armor-p2")).to_have_text("2")
+
+    # 2♣ attacks through the Attack button: attacker, then the Taunt 6♥ (which dies)
+    wait_moves(phone, "btn-attack", "can attack")
+    tid(phone, "btn-attack").click()
+    tid(phone, "minion-2C").click()
+    tid(phone, "minion-6H").click()
+    expect(tid(phone, "minion-6H")).to_have_count(0)
+    expect(tid(phone, "mhealth-2C")).to_have_text("1")
+    shot(phone, "a04-after-attack")
+    tid(phone, "btn-end-turn").click()
+
+    # turn 3, Jaina: Fireblast on the wounded 2♣
+    expect(tid(phone, "active")).to_have_text("Jaina to play")
+    wait_moves(phone, "btn-power", "2 mana")
+    tid(phone, "btn-power").click()
+    tid(phone, "minion-2C").click()
+    expect(tid(phone, "minion-2C")).to_have_count(0)
+
+    # Garrosh concedes (from the menu)
+    tid(phone, "btn-menu").click()
+    tid(phone, "menu-concede-p2").click()
+    tid(phone, "confirm-yes").click()
+    expect(tid(phone, "active")).to_have_text("Jaina wins")
+    expect(tid(phone, "btn-new-game")).to_be_visible()
+    shot(phone, "a05-game-over")
+
+    # the log, downloaded from the menu, replays to the state the server shows
+    tid(phone, "btn-menu").click()
+    with phone.expect_download() as download:
+        tid(phone, "menu-download").click()
+    log = tmp_path / "game.jsonl"
+    download.value.save_as(log)
+    lines = log.read_text().splitlines()
+    assert len(lines) == 16  # new game, 2 mulligans, 13 moves (the undone one is gone)
+    assert '"source":"phone"' in lines[-1]
+    shown = {k: v for k, v in state_of(live).items() if k not in SERVER_ONLY}
+    replayed = replay_log(log).state().model_dump(mode="json")
+    assert shown == replayed
+    assert replayed["winner"] == "p1" and replayed["players"]["p2"]["health"] == 16
+
+
+# --- (b) live on a second phone and on the overlay -----------------------------------------------
+
+SEEN_AT = """selector => new Promise(resolve => {
+  const check = () => document.querySelector(selector) && (resolve(true), true);
+  if (check()) { window.__seenAt = Date.now(); return; }
+  new MutationObserver((_, observer) => {
+    if (document.querySelector(selector)) { window.__seenAt = Date.now(); observer.disconnect(); }
+  }).observe(document.body, {subtree: true, childList: true, attributes: true});
+  resolve(false);
+})"""
+
+
+def test_an_event_reaches_a_second_phone_and_the_overlay_within_a_second(pages, live):
+    start_game(live)
+    phones = [pages.phone(), pages.phone()]
+    overlay = pages.open("/overlay", **OVERLAY)
+    for page in [*phones, overlay]:
+        expect(tid(page, "health-p1")).to_have_text("20")
+        assert page.evaluate(SEEN_AT, "[data-testid=minion-6H]") is False
+    sent = time.time() * 1000
+    live.event("play", player="p1", card="6H")
+    latencies = {}
+    for name, page in (("second phone", phones[1]), ("overlay", overlay)):
+        page.wait_for_function("window.__seenAt", timeout=SHORT)
+        latencies[name] = (page.evaluate("window.__seenAt") - sent) / 1000
+    print(f"event to page: {latencies}")
+    (ARTIFACTS / "b-latency.txt").parent.mkdir(exist_ok=True)
+    (ARTIFACTS / "b-latency.txt").write_text(
+        "".join(f"{name}: {seconds * 1000:.0f} ms\n" for name, seconds in latencies.items()))
+    assert all(seconds < 1.0 for seconds in latencies.values()), latencies
+    shot(phones[1], "b-second-phone")
+    shot(overlay, "b-overlay", omit_background=True)
+
+
+# --- (c) the overlay is transparent --------------------------------------------------------------
+
+def test_the_overlay_background_is_transparent(pages, live):
+    start_game(live)
+    live.event("play", player="p1", card="6H")
+    overlay = pages.open("/overlay", **OVERLAY)
+    expect(tid(overlay, "minion-6H")).to_be_visible()
+    assert overlay.evaluate("getComputedStyle(document.body).backgroundColor") \
+        == "rgba(0, 0, 0, 0)"
+    path = shot(overlay, "c-overlay-transparent", omit_background=True)
+    image = cv2.imdecode(np.fromfile(path, np.uint8), cv2.IMREAD_UNCHANGED)
+    assert image.shape == (1080, 1920, 4)
+    assert image[540, 960, 3] == 0  # the middle of the stream, left clear
+    assert image[700, 700, 3] == 0
+    box = tid(overlay, "hero-p1").bounding_box()
+    inside = image[int(box["y"] + box["height"] / 2), int(box["x"] + 8)]
+    assert inside[3] > 200  # the panels themselves are drawn
+
+
+# --- (d) the offline banner ----------------------------------------------------------------------
+
+class Restarted:
+    """The table's server again, on the same port and data folder (as after a restart)."""
+
+    def __init__(self, data: Path, port: int) -> None:
+        config = uvicorn.Config(create_app(data), host="127.0.0.1", port=port,
+                                log_level="warning")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            assert time.monotonic() < deadline and self.thread.is_alive(), "no restart"
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+def test_the_offline_banner_shows_while_the_server_is_away(pages, server, live, tmp_path):
+    start_game(live)
+    phone = pages.phone()
+    expect(tid(phone, "health-p1")).to_have_text("20")
+    expect(tid(phone, "offline")).to_be_hidden()
+    server.__exit__(None, None, None)  # the server stops
+    expect(tid(phone, "offline")).to_be_visible()
+    expect(tid(phone, "offline")).to_contain_text("reconnecting")
+    shot(phone, "d1-offline")
+    port = int(live.url.rsplit(":", 1)[1])
+    with Restarted(tmp_path / "data", port):
+        expect(tid(phone, "offline")).to_be_hidden(timeout=10_000)
+        # the same game, resumed from the data folder, and live again
+        expect(tid(phone, "health-p1")).to_have_text("20")
+        httpx.post(live.url + "/api/events", json={"type": "play", "player": "p1",
+                                                   "card": "6H"},
+                   headers={"Authorization": f"Bearer {live.token}"}).raise_for_status()
+        expect(tid(phone, "minion-6H")).to_be_visible()
+        shot(phone, "d2-back-online")
+
+
+# --- (e) watching without the token --------------------------------------------------------------
+
+def test_without_the_token_the_phone_only_watches(pages, live):
+    start_game(live)
+    live.event("play", player="p1", card="6H")
+    phone = pages.phone(token=False)
+    expect(tid(phone, "minion-6H")).to_be_visible()
+    expect(tid(phone, "readonly-hint")).to_be_visible()
+    expect(tid(phone, "readonly-hint")).to_contain_text("token")
+    expect(tid(phone, "actions")).to_be_hidden()
+    for control in ("btn-play", "btn-end-turn", "btn-undo", "btn-power", "btn-attack"):
+        expect(tid(phone, control)).to_have_count(0)
+    tid(phone, "btn-menu").click()
+    expect(tid(phone, "menu-download")).to_be_visible()
+    for control in ("toggle-any", "menu-new-game", "menu-concede-p1"):
+        expect(tid(phone, control)).to_have_count(0)
+    shot(phone, "e-watching-only")
+    # a tap on the board does nothing
+    tid(phone, "menu-close").click()
+    tid(phone, "minion-6H").click()
+    expect(tid(phone, "mode-title")).to_have_count(0)
+    assert state_of(live)["events"] == 4
+    # the spectator page shows the same table
+    watch = pages.open("/watch", viewport={"width": 1280, "height": 800})
+    expect(tid(watch, "minion-6H")).to_be_visible()
+    expect(tid(watch, "recent")).to_contain_text("Jaina plays 6♥")
+    shot(watch, "e-watch")
+
+
+# --- (f) an illegal action on purpose ------------------------------------------------------------
+
+def test_an_illegal_play_is_recorded_with_its_alert(pages, live):
+    start_game(live)
+    phone = pages.phone()
+    expect(tid(phone, "btn-play")).to_be_visible()
+    # 9♠ costs 4; Jaina has 1 mana: the picker greys it but lets it through after a confirm
+    play_card(phone, "9")
+    expect(tid(phone, "suit-S")).to_have_class(re.compile(r"not-legal"))
+    expect(tid(phone, "suit-S")).to_contain_text("needs 4 mana")
+    tid(phone, "suit-S").click()
+    expect(tid(phone, "confirm")).to_contain_text("against the rules")
+    shot(phone, "f1-confirm")
+    tid(phone, "confirm-yes").click()
+    expect(tid(phone, "minion-9S")).to_be_visible()
+    expect(tid(phone, "toast").filter(has_text="4 mana")).to_be_visible()
+    alert = tid(phone, "alerts").locator("[data-code=not_enough_mana]")
+    expect(alert).to_have_count(1)
+    shot(phone, "f2-alert")
+    # with "any action" on, the 9♠ that just arrived attacks anyway (after a confirm)
+    tid(phone, "btn-menu").click()
+    tid(phone, "toggle-any").check()
+    tid(phone, "menu-close").click()
+    expect(tid(phone, "any-badge")).to_be_visible()
+    tid(phone, "minion-9S").click()
+    tid(phone, "hero-p2").click()
+    tid(phone, "confirm-yes").click()
+    expect(tid(phone, "health-p2")).to_have_text("16")
+    expect(tid(phone, "alerts").locator("[data-code=attacker_exhausted]")).to_have_count(1)
+    codes = [a["code"] for a in state_of(live)["alerts"]]
+    assert codes == ["not_enough_mana", "attacker_exhausted"]
+    log = live.get("/api/log").json()["events"]
+    assert log[-2]["card"] == "9S" and log[-1]["attacker"] == "9S"
+
+
+# --- cards with choices: split damage and Choose One ---------------------------------------------
+
+def test_split_damage_and_choose_one(pages, live):
+    start_game(live, "jaina", "malfurion")
+    live.event("play", player="p1", card="6H")
+    live.event("end_turn")
+    live.event("play", player="p2", card="JK")
+    live.event("play", player="p2", card="2D")
+    live.event("end_turn")
+    phone = pages.phone()
+    # Arcane Missiles: three points, one tap each (the 2♦ gives no Spell Damage to Jaina)
+    wait_moves(phone, "btn-attack", "can attack")
+    play_card(phone, "J", "S")
+    expect(tid(phone, "mode-hint")).to_contain_text("3 points")
+    tid(phone, "minion-2D").click()
+    tid(phone, "minion-2D").click()
+    tid(phone, "hero-p2").click()
+    expect(tid(phone, "minion-2D")).to_have_count(0)
+    expect(tid(phone, "health-p2")).to_have_text("19")
+    tid(phone, "btn-end-turn").click()
+    # Wrath (Q of Malfurion): choose 1 (3 damage) then the target
+    expect(tid(phone, "active")).to_have_text("Malfurion to play")
+    play_card(phone, "Q", "S")
+    expect(tid(phone, "choice-1")).to_contain_text("3")
+    tid(phone, "choice-1").click()
+    tid(phone, "minion-6H").click()
+    expect(tid(phone, "minion-6H")).to_have_count(0)
+    log = live.get("/api/log").json()["events"]
+    assert log[-1] == {"type": "play", "player": "p2", "card": "QS", "target": "6H",
+                       "choice": 1, "source": "phone"}
+    assert log[-3]["target"] == ["2D", "2D", "p2"]
+    assert state_of(live)["alerts"] == []
+    shot(phone, "g-choices")
+
+
+# --- the screenshots of docs/phone.md ------------------------------------------------------------
+
+MID_GAME = [
+    ("mulligan", {"player": "p1", "count": 1}), ("mulligan", {"player": "p2", "count": 2}),
+    ("play", {"player": "p1", "card": "6D"}), ("end_turn", {}),
+    ("play", {"player": "p2", "card": "JK"}), ("play", {"player": "p2", "card": "2H"}),
+    ("end_turn", {}),
+    ("hero_power", {"player": "p1"}), ("end_turn", {}),
+    ("play", {"player": "p2", "card": "2D"}), ("end_turn", {}),
+    ("play", {"player": "p1", "card": "QC"}), ("attack", {"attacker": "p1", "target": "2H"}),
+    ("play", {"player": "p1", "card": "6C"}), ("end_turn", {}),
+    ("play", {"player": "p2", "card": "3S"}), ("end_turn", {}),
+    ("play", {"player": "p1", "card": "4S"}), ("attack", {"attacker": "4S", "target": "2D"}),
+    ("end_turn", {}),
+    ("play", {"player": "p2", "card": "QH", "target": "p1"}),
+    ("play", {"player": "p2", "card": "6S"}),
+    ("play", {"player": "p2", "card": "JH", "target": ["p1", "p1", "p1"]}),
+    ("end_turn", {}),
+    ("hero_power", {"player": "p1"}), ("attack", {"attacker": "6C", "target": "p2"}),
+    ("attack", {"attacker": "4S", "target": "p2"}), ("play", {"player": "p1", "card": "3H"}),
+]
+
+
+def test_docs_screenshots(pages, live):
+    start_game(live, "garrosh", "jaina", mulligans=False)
+    for kind, fields in MID_GAME:
+        live.event(kind, **fields)
+    phone = pages.phone()
+    expect(tid(phone, "minion-3H")).to_be_visible()
+    expect(tid(phone, "minion-3S")).to_contain_text("Arcane Growth")
+    overlay = pages.open("/overlay", **OVERLAY)
+    expect(tid(overlay, "minion-3S")).to_contain_text("Arcane Growth")
+    live.event("attack", attacker="6C", target="p2")  # an illegal second attack: an alert
+    expect(tid(phone, "toast").filter(has_text="already attacked")).to_be_visible()
+    expect(tid(overlay, "last-alert")).to_contain_text("already attacked")
+    tid(phone, "toast").click()  # a tap puts the toast away: the turn shows again
+    phone.wait_for_timeout(900)  # the changes' short animations end
+    phone_png = shot(phone, "docs-phone")
+    overlay_png = shot(overlay, "docs-overlay", omit_background=True)
+    if os.environ.get("HEARTHTOP_DOCS_SHOTS"):
+        write_docs_png(phone_png, DOCS / "phone.png", width=585)
+        write_docs_png(overlay_png, DOCS / "overlay.png", width=1280, backdrop=True)
+
+
+def write_docs_png(source: Path, target: Path, *, width: int, backdrop: bool = False) -> None:
+    """A small copy for the docs; the overlay over a dark table so that it reads on a page."""
+    image = cv2.imdecode(np.fromfile(source, np.uint8), cv2.IMREAD_UNCHANGED)
+    if backdrop:
+        rows, cols = image.shape[:2]
+        y, x = np.mgrid[0:rows, 0:cols]
+        glow = np.exp(-(((x - cols / 2) / (cols * 0.45)) ** 2
+                        + ((y - rows / 2) / (rows * 0.5)) ** 2))
+        felt = np.stack([38 + 24 * glow, 70 + 40 * glow, 40 + 22 * glow], axis=-1)  # BGR
+        alpha = image[..., 3:4] / 255.0
+        image = (image[..., :3] * alpha + felt * (1 - alpha)).astype(np.uint8)
+    height = round(image.shape[0] * width / image.shape[1])
+    small = cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)
+    ok, data = cv2.imencode(".png", small, [cv2.IMWRITE_PNG_COMPRESSION, 9])
+    assert ok
+    target.write_bytes(data.tobytes())
+    assert target.stat().st_size < 300_000, f"{target} is {target.stat().st_size} bytes"
