@@ -9,6 +9,7 @@ screenshots of docs/phone.md (docs/phone.png, docs/overlay.png).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import threading
@@ -442,6 +443,73 @@ def test_split_damage_and_choose_one(pages, live):
     assert log[-3]["target"] == ["2D", "2D", "p2"]
     assert state_of(live)["alerts"] == []
     shot(phone, "g-choices")
+
+
+# --- questions, secrets, Totemic Call's reveals, the end of the deck ------------------------------
+
+def test_a_question_is_answered_on_the_phone(pages, live):
+    start_game(live)
+    live.session.ask("A card appeared on Jaina's side: was 6♥ played?", [
+        {"label": "Jaina played 6♥", "events": [{"type": "play", "player": "p1", "card": "6H"}]},
+        {"label": "nothing happened", "events": []},
+    ], default=0)
+    phone = pages.phone()
+    question = tid(phone, "question-1")
+    expect(question).to_contain_text("was 6♥ played?")
+    expect(tid(phone, "answer-1-0")).to_contain_text("likely")
+    shot(phone, "h-question")
+    tid(phone, "answer-1-0").click()
+    expect(tid(phone, "minion-6H")).to_be_visible()
+    expect(question).to_have_count(0)
+    assert state_of(live)["pending"] == []
+
+
+def test_totemic_call_asks_for_the_cards_turned_over(pages, live):
+    start_game(live, "thrall", "jaina")
+    live.event("end_turn")
+    live.event("end_turn")
+    phone = pages.phone()
+    wait_moves(phone, "btn-power", "2 mana")
+    tid(phone, "btn-power").click()  # the engine cannot see the deck: which cards came up?
+    expect(tid(phone, "reveal-list")).to_contain_text("none yet")
+    tid(phone, "reveal-5H").click()
+    shot(phone, "i-reveal")
+    tid(phone, "reveal-done").click()
+    expect(tid(phone, "minion-5H")).to_be_visible()
+    assert live.get("/api/log").json()["events"][-1]["revealed"] == ["5H"]
+
+
+def demo_events() -> list[dict]:
+    path = ROOT / "tracker" / "samples" / "demo_game.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_a_secret_and_the_end_of_the_deck(pages, server, live):
+    events = demo_events()  # the bundled demo: its deck runs out near the end
+    live.post("/api/new-game", {"heroes": events[0]["heroes"], "deck": events[0]["deck"]})
+    for event in events[1:99]:  # the last: p2 plays 8♣ while p1 holds Mirror Entity (K♣)
+        live.post("/api/events", event).raise_for_status()
+    phone = pages.phone()
+    overlay = pages.open("/overlay", **OVERLAY)
+    expect(tid(phone, "deck")).to_contain_text("5 in deck")
+    expect(tid(phone, "deck-warning")).to_be_hidden()
+    # p1 reveals the secret during p2's turn, from the Secret button
+    tid(phone, "btn-secret").click()
+    tid(phone, "sheet").get_by_role("button", name=re.compile("Mirror Entity.*at 8♣")).click()
+    expect(tid(phone, "deck-warning")).to_have_text(
+        "The deck is nearly out: 3 cards left.")
+    expect(tid(overlay, "deck-warning")).to_contain_text("nearly out")
+    shot(phone, "j1-deck-nearly-out")
+    for event in events[100:106]:  # until a marker drawn from the empty deck
+        live.post("/api/events", event).raise_for_status()
+    expect(tid(phone, "deck-warning")).to_contain_text("the game ends after this turn")
+    expect(tid(overlay, "deck-warning")).to_contain_text("the game ends after this turn")
+    shot(phone, "j2-deck-empty")
+    shot(overlay, "j2-overlay-deck-empty", omit_background=True)
+    for event in events[106:]:
+        live.post("/api/events", event).raise_for_status()
+    expect(tid(phone, "result")).to_have_text("Jaina wins")
+    expect(tid(phone, "deck-warning")).to_be_hidden()
 
 
 # --- the screenshots of docs/phone.md ------------------------------------------------------------

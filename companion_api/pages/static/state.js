@@ -190,15 +190,19 @@ export function characterName(state, id) {
   return cardText(id);
 }
 
+// Card ids in a text with their suits: "copy of 8C" -> "copy of 8♣".
+export function cardsIn(text) {
+  return String(text).replace(/\b(10|[2-9JQKA])([SHDC])\b/g, (_, rank, suit) => rank + SUIT[suit]);
+}
+
 // A line of narration for people: p1 and p2 by their heroes' names, cards with suits.
 export function prettify(state, text) {
   const players = state?.players;
   if (/^new game:/.test(text) && players?.p1 && players?.p2) {
     return `New game: ${players.p1.name} goes first, ${players.p2.name} second`;
   }
-  return String(text)
-    .replace(/\b(p[12])\b/g, (_, p) => (state?.players?.[p] ? playerName(state, p) : p))
-    .replace(/\b(10|[2-9JQKA])([SHDC])\b/g, (_, rank, suit) => rank + SUIT[suit])
+  return cardsIn(String(text)
+    .replace(/\b(p[12])\b/g, (_, p) => (state?.players?.[p] ? playerName(state, p) : p)))
     .replace(/\bJK\b/g, "The Coin")
     .replace(/\b([^\s,]+)(?:, \1\b)+/g, (run, item) => `${item} ×${run.split(", ").length}`);
 }
@@ -395,7 +399,7 @@ const spadeNames = {}; // hero key -> name of its ♠ minions, or null while ask
 const rendered = new Map(); // the last renderSides of each board, repeated once a name is known
 
 export function minionName(m, hero) {
-  if (m.name && m.name !== m.id && m.name !== m.card) return m.name;
+  if (m.name && m.name !== m.id && m.name !== m.card) return cardsIn(m.name);
   const suit = (m.card || "").slice(-1);
   if (suit === "S") return spadeNames[hero] || "♠ minion";
   return suit && SUIT[suit] ? "" : m.name;
