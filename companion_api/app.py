@@ -33,7 +33,7 @@ from tracker.questions import Answer
 
 from .hub import Hub
 from .session import Limits, Refused, Session
-from .store import DataFolder
+from .store import DataFolder, StoreError
 
 PAGES = Path(__file__).with_name("pages")
 API_VERSION = "1"
@@ -216,8 +216,8 @@ def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits()
     # --- who may write -------------------------------------------------------------------
     def writer(request: Request,
                token_param: Annotated[str | None, Query(alias="token")] = None) -> None:
-        header = request.headers.get("authorization", "")
-        given = header.removeprefix("Bearer ").strip() if header else token_param
+        scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
+        given = credentials.strip() if scheme.lower() == "bearer" else token_param
         if not given:
             raise Refused(401, "this needs the table's token: open the address that `run` "
                                "printed (or scan its QR code)")
@@ -282,7 +282,10 @@ def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits()
     async def get_game_log(game: str) -> PlainTextResponse:
         if game not in folder.game_ids():
             raise Refused(404, f"there is no game {game!r} in the data folder")
-        return _jsonl(game, folder.read(game).events)
+        try:
+            return _jsonl(game, folder.read(game).events)
+        except StoreError as error:
+            raise Refused(409, f"the log of game {game!r} cannot be read: {error}") from None
 
     # --- writing -------------------------------------------------------------------------
     @app.post("/api/events", dependencies=writes,

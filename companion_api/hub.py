@@ -48,8 +48,8 @@ class Hub:
             self._wakers.discard(waker)
             for task in (sender, reader):
                 task.cancel()
-            with contextlib.suppress(Exception):
-                await websocket.close()
+            with contextlib.suppress(Exception):  # a page that does not read never acks
+                await asyncio.wait_for(websocket.close(), self.send_timeout_s)
 
     async def _send(self, websocket: WebSocket, waker: asyncio.Event) -> None:
         while True:

@@ -156,7 +156,10 @@ class Session:
         """Put a question to the phones (the tracker's side of the exchange)."""
         if len(self.questions) >= self.limits.max_questions:
             oldest = min(self.questions)
-            self.answer(oldest, Answer(option=self.questions[oldest].default))
+            try:
+                self.answer(oldest, Answer(option=self.questions[oldest].default))
+            except Refused:  # its default no longer fits the table: nobody can answer it
+                del self.questions[oldest]
         question = Question(id=self._next_question, prompt=prompt, options=options,
                             default=default)
         self._next_question += 1
@@ -171,9 +174,18 @@ class Session:
         if answer.option >= len(question.options):
             raise Refused(422, f"question {question_id} has {len(question.options)} options "
                                f"(0 to {len(question.options) - 1})")
-        alerts: list = []
-        for event in question.options[answer.option].events:
-            alerts += self.add(event)
+        if self.game.table is None:
+            raise Refused(409, "no game in progress: start one with POST /api/new-game")
+        kept, version, alerts = len(self.game.events), self.version, []
+        try:
+            for event in question.options[answer.option].events:
+                alerts += self.add(event)
+        except Refused:  # all of the option's events or none; no page saw the ones between
+            while len(self.game.events) > kept:
+                self.undo()
+            self.version = version - 1
+            self._changed()
+            raise
         del self.questions[question_id]
         self._changed()
         return alerts

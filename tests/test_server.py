@@ -12,10 +12,10 @@ import time
 
 import httpx
 import pytest
+from live_server import ProcessServer, free_port
 
 from companion_api.cli import replay_log
 from companion_api.store import DataFolder
-from tests.live_server import ProcessServer, free_port
 from tracker.bot import play_game
 from tracker.events import NewGame
 

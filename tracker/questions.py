@@ -7,15 +7,22 @@ and back.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .events import Event
+from .events import Event, NewGame
 
 
 class Option(BaseModel):
     model_config = ConfigDict(frozen=True)
     label: str = Field(min_length=1, max_length=200)
     events: list[Event] = []
+
+    @field_validator("events")
+    @classmethod
+    def _same_game(cls, events: list[Event]) -> list[Event]:
+        if any(isinstance(e, NewGame) for e in events):
+            raise ValueError("an answer goes on with the game; it cannot start a new one")
+        return events
 
 
 class Question(BaseModel):
