@@ -171,8 +171,9 @@ def test_a_game_tapped_on_the_phone_replays_to_the_same_state(pages, live, tmp_p
     expect(tid(phone, "active")).to_have_text("Garrosh to play")
 
     # turn 1, Garrosh: The Coin, then 2♣ (a 2/2 with Stealth) with the coin's mana
-    play_card(phone, "Coin")
     expect(tid(phone, "mana-p2")).to_have_text("1/1")
+    play_card(phone, "Coin")
+    expect(tid(phone, "mana-p2")).to_have_text("2/1")
     play_card(phone, "2", "C")
     expect(tid(phone, "minion-2C")).to_be_visible()
     tid(phone, "btn-end-turn").click()

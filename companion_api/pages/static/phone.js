@@ -30,7 +30,7 @@ const app = {
   powerTargets: {}, // hero key -> whether its power was seen to take a target
 };
 
-// --- the token: from the address once, then kept on this phone ---------------------------
+// --- the token: from the address once, then kept on this phone -------------------------------
 
 function readToken() {
   const params = new URLSearchParams(location.search);
@@ -44,7 +44,7 @@ function readToken() {
   app.token = localStorage.getItem(TOKEN_KEY) || null;
 }
 
-// --- talking to the server ---------------------------------------------------------------
+// --- talking to the server -------------------------------------------------------------------
 
 class ApiError extends Error {
   constructor(message, status) {
@@ -81,6 +81,7 @@ async function write(path, body, { quiet = false } = {}) {
   if (app.busy) return null;
   app.busy = true;
   document.body.classList.add("busy");
+  renderActions(); // its buttons wait for the answer
   try {
     const answer = await api("POST", path, body);
     if (answer?.state) acceptState(answer.state, { fromWrite: true });
@@ -92,6 +93,7 @@ async function write(path, body, { quiet = false } = {}) {
   } finally {
     app.busy = false;
     document.body.classList.remove("busy");
+    renderActions();
   }
 }
 
@@ -134,7 +136,9 @@ async function refreshMoves() {
     }
     render();
   } catch {
-    app.movesFor = "";
+    app.movesFor = ""; // asked again shortly: the buttons wait for this list
+    clearTimeout(app.movesRetry);
+    app.movesRetry = setTimeout(refreshMoves, 1500);
   }
 }
 
@@ -144,7 +148,7 @@ function cardMoves(card, player) {
   return api("GET", `/api/moves?${query}`);
 }
 
-// --- state in -------------------------------------------------------------------------------
+// --- state in --------------------------------------------------------------------------------
 
 function acceptState(state, { fresh = false, fromWrite = false } = {}) {
   const old = app.state;
@@ -286,7 +290,7 @@ function renderQuestions(state) {
     }, option.label, index === question.default ? h("small", {}, " likely") : null))))));
 }
 
-// --- the action bar ---------------------------------------------------------------------------
+// --- the action bar --------------------------------------------------------------------------
 
 function hasMulligans() {
   return Boolean(app.moves?.moves.some((m) => m.type === "mulligan"));
@@ -304,7 +308,7 @@ function renderActions() {
   document.body.classList.toggle("has-actions", !bar.hidden);
   if (bar.hidden) return;
   const key = JSON.stringify([state.game, state.version, app.moves?.moves?.length,
-    app.movesFor, app.any, app.heroes.length, app.mode?.key, app.mode?.picked, state.over]);
+    app.movesFor, app.any, app.heroes.length, app.busy, app.mode?.key, app.mode?.picked, state.over]);
   if (bar.dataset.key === key) return;
   bar.dataset.key = key;
 
@@ -353,7 +357,8 @@ function renderActions() {
 }
 
 function bigButton(content, testid, cls, onclick, disabled = false) {
-  return h("button", { class: `btn big ${cls}`, testid, onclick, disabled }, content);
+  return h("button", { class: `btn big ${cls} ${app.busy && !disabled ? "waiting" : ""}`,
+    testid, onclick, disabled: disabled || app.busy }, content);
 }
 
 function mulliganBar() {
@@ -373,6 +378,7 @@ function mulliganBar() {
         : h("span", { class: "mulligan-buttons" }, counts.map((count) => h("button", {
           class: `btn ${count === 0 ? "btn-primary" : ""}`,
           testid: `mull-${player}-${count}`,
+          disabled: app.busy,
           onclick: () => send({ type: "mulligan", player, count }),
         }, count === 0 ? "Keep" : String(count))))));
   }
@@ -381,7 +387,7 @@ function mulliganBar() {
   return h("div", { class: "mulligan" }, rows);
 }
 
-// --- picking targets on the board ---------------------------------------------------------------
+// --- picking targets on the board ------------------------------------------------------------
 //
 // app.mode = { key, title, hint, picked: [], need, distinct, split, legal(picked) -> Set,
 //              reason(id, picked) -> text, allowNone, finish(picked) }
@@ -486,7 +492,7 @@ function idleTap(id) {
   toast(`${characterName(state, id)} cannot attack now. Tap “Attack” to see who can.`, "info");
 }
 
-// --- playing a card ------------------------------------------------------------------------------
+// --- playing a card --------------------------------------------------------------------------
 
 const picker = { player: null, rank: null, infos: {} };
 const COSTS = { J: 1, Q: 2, K: 3, A: 4, Coin: 0, 6: 1, 7: 2, 8: 3, 9: 4, 10: 5 };
@@ -521,7 +527,8 @@ function drawPicker() {
     }, playerName(state, player))));
   const ranks = h("div", { class: "ranks", testid: "ranks" },
     [...RANKS, ...(purpose === "play" ? ["Coin"] : [])].map((rank) => h("button", {
-      class: `btn rank ${picker.rank === rank ? "on" : ""} ${known && !rankLegal(rank) ? "not-legal" : ""}`,
+      class: `btn rank ${picker.rank === rank ? "on" : ""} ${
+        known && !rankLegal(rank) ? "not-legal" : ""}`,
       testid: `rank-${rank}`,
       onclick: () => pickRank(rank),
     }, rank === "Coin" ? h("span", { class: "coin" }, "Coin") : rank,
@@ -705,7 +712,7 @@ function chooseOne(title, text, pool) {
   });
 }
 
-// --- hero power, attacks, secrets, turns ------------------------------------------------------------
+// --- hero power, attacks, secrets, turns -----------------------------------------------------
 
 async function startPower() {
   const state = app.state;
@@ -727,9 +734,10 @@ async function startPower() {
     resolvePower(options, title, heroInfo);
     return;
   }
+  const why = side.hero_power_used ? "It was used this turn already."
+    : `It costs 2 mana; ${playerName(state, player)} has ${side.mana}.`;
   const ok = await confirmBox(`${title} is against the rules now`,
-    `${side.hero_power_used ? "It was used this turn already." : `It costs 2 mana; ${playerName(state, player)} has ${side.mana}.`} `
-    + "Record it anyway? It will be kept with an alert.");
+    `${why} Record it anyway? It will be kept with an alert.`);
   if (!ok) return;
   const base = { type: "hero_power", player };
   const targeted = app.powerTargets[side.hero];
@@ -906,7 +914,7 @@ async function concede(player) {
   if (ok) send({ type: "concede", player });
 }
 
-// --- a new game ---------------------------------------------------------------------------------------
+// --- a new game ------------------------------------------------------------------------------
 
 function heroChoices() {
   // the hero list names each hero under its file name and its class: show each once
@@ -977,12 +985,12 @@ function renderSetup() {
   const key = `${canWrite()}:${app.heroes.length}`;
   if (box.dataset.key === key) return;
   box.dataset.key = key;
-  box.replaceChildren(h("h1", {}, "New game"),
+  box.replaceChildren(h("h1", {}, canWrite() ? "New game" : "No game yet"),
     h("p", { class: "lead" }, canWrite()
       ? "Pick the two heroes. Shuffle the deck (jokers out); the first player gets 4 cards, "
         + "the second 5 and then the Coin."
-      : "No game on the table yet: it shows here as soon as it starts."),
-    canWrite() && app.heroes.length ? newGameForm() : null);
+      : "The table shows here as soon as a game starts."),
+    ...(canWrite() && app.heroes.length ? [newGameForm()] : []));
 }
 
 async function openNewGame() {
@@ -995,7 +1003,7 @@ async function openNewGame() {
   openSheet([sheetHead("New game", "new-game"), newGameForm(closeSheet)], "ng-sheet");
 }
 
-// --- the menu ----------------------------------------------------------------------------------------------
+// --- the menu --------------------------------------------------------------------------------
 
 function openMenu() {
   const state = app.state;
@@ -1021,7 +1029,7 @@ function openMenu() {
     canWrite() && inGame && !state.over ? PLAYERS.map((p) =>
       item(`${playerName(state, p)} concedes…`, `menu-concede-${p}`, () => concede(p),
         "danger")) : null,
-    canWrite() && inGame && !state.over
+    canWrite() && inGame && !state.over && app.any
       ? item("Reveal a secret…", "menu-secret", startSecret) : null,
     inGame ? link("Download the game log (.jsonl)", "menu-download", "/api/log.jsonl",
       { download: "" }) : null,
@@ -1035,7 +1043,7 @@ function openMenu() {
   ], "menu-sheet");
 }
 
-// --- sheets, dialogs, toasts --------------------------------------------------------------------------
+// --- sheets, dialogs, toasts -----------------------------------------------------------------
 
 let sheetClosed = null;
 
@@ -1099,7 +1107,7 @@ function toast(message, kind = "info", title = null, ms = 4500) {
   }, ms);
 }
 
-// --- connection status ------------------------------------------------------------------------------
+// --- connection status -----------------------------------------------------------------------
 
 let everOnline = false;
 let offlineTimer = null;
@@ -1125,7 +1133,7 @@ function onStatus(status, detail) {
   else offlineTimer ??= setTimeout(show, 1500); // a first connection gets a moment
 }
 
-// --- start ----------------------------------------------------------------------------------------------
+// --- start -----------------------------------------------------------------------------------
 
 let live = null;
 

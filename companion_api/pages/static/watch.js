@@ -12,6 +12,7 @@ function render(state) {
   const inGame = Boolean(state.players?.p1);
   $("w-empty").hidden = inGame;
   $("w-middle").hidden = !inGame;
+  $("w-side").hidden = !inGame;
   renderSides({ p1: $("slot-p1"), p2: $("slot-p2") }, state);
   $("w-turn").textContent = !inGame ? "" : state.phase === "mulligan" ? "Mulligan"
     : `Turn ${state.turn}`;
