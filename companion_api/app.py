@@ -331,8 +331,18 @@ def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits()
     for route, page in (("/", "phone.html"), ("/overlay", "overlay.html"),
                         ("/watch", "watch.html")):
         app.add_api_route(route, _page(page), include_in_schema=False)
-    app.mount("/static", StaticFiles(directory=PAGES / "static"), name="static")
+    app.mount("/static", _Static(directory=PAGES / "static"), name="static")
     return app
+
+
+class _Static(StaticFiles):
+    """The pages' scripts and styles, checked at each load: a phone never keeps old code
+    after an upgrade (the files are small, and a 304 costs nothing)."""
+
+    def file_response(self, *args: Any, **kwargs: Any) -> Response:
+        response = super().file_response(*args, **kwargs)
+        response.headers["Cache-Control"] = "no-cache"
+        return response
 
 
 def _page(name: str) -> Callable[[], Any]:

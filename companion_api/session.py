@@ -269,6 +269,7 @@ class Session:
 
     def hero_list(self) -> list[dict[str, str]]:
         return [{"key": key, "name": hero.name, "class": hero.hero_class,
-                 "power": hero.power.name, "power_text": hero.power.text}
+                 "power": hero.power.name, "power_text": hero.power.text,
+                 "spade": hero.spade.name, "spade_text": hero.spade.text}
                 for key, hero in sorted(all_heroes().items())]
 
