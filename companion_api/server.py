@@ -103,6 +103,9 @@ def serve(*, host: str, port: int, data: Path, demo_log: Path | None = None,
     shown = f"[{shown}]" if ":" in shown else shown
     print(welcome(f"http://{shown}:{port}", app.state.token, folder.root, qr=qr,
                   demo=demo is not None), flush=True)
+    if app.state.session.resumed_torn:
+        print("note: the last event of the stored game was cut off by a stop mid-write; it "
+              "was never confirmed to any phone and is dropped", flush=True)
     config = uvicorn.Config(app, log_level="warning", access_log=False,
                             ws_max_size=64 * 1024, timeout_graceful_shutdown=3)
     try:

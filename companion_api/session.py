@@ -3,7 +3,8 @@ for an answer, and the state every client is shown.
 
 All methods are plain and synchronous; the app calls them one at a time (under its lock).
 A refused request raises `Refused` with an HTTP status and one sentence, and changes
-nothing: the engine is asked first, the disk written second, and the game moved on last.
+nothing: an event the engine cannot apply is refused before anything is written, and one
+the disk cannot keep is taken back.
 """
 
 from __future__ import annotations

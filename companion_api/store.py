@@ -125,9 +125,16 @@ class DataFolder:
         if self._file is None or self._file.name != str(self.log_path(game)):
             self.close()
             self._file = open(self.log_path(game), "a", encoding="utf-8")  # noqa: SIM115
-        self._file.write(event.to_json() + "\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        end = self._file.tell()
+        try:
+            self._file.write(event.to_json() + "\n")
+            self._file.flush()
+            os.fsync(self._file.fileno())
+        except OSError:  # a disk full: no half line may stay for the next event to follow
+            self.close()
+            with open(self.log_path(game), "r+b") as log:
+                log.truncate(end)
+            raise
 
     def rewrite(self, game: str, events: list[Event]) -> None:
         """Replace a game's log as a whole (an undo, a torn line dropped)."""

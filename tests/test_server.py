@@ -3,6 +3,7 @@ Ctrl-C, and a game that survives SIGKILL at any moment with nothing acknowledged
 
 from __future__ import annotations
 
+import errno
 import json
 import re
 import subprocess
@@ -14,10 +15,12 @@ import httpx
 import pytest
 from live_server import ProcessServer, free_port
 
+from companion_api import store
 from companion_api.cli import replay_log
+from companion_api.session import Refused, Session
 from companion_api.store import DataFolder
 from tracker.bot import play_game
-from tracker.events import NewGame
+from tracker.events import Mulligan, NewGame
 
 VOLATILE = {"version", "recent", "pending", "game", "events"}
 
@@ -198,3 +201,23 @@ def test_the_demo_plays_the_bundled_game_turn_by_turn(tmp_path):
     finally:
         server.stop()
     assert not list(tmp_path.glob("games/*.jsonl"))  # the demo's games are not kept
+
+
+def test_an_event_the_disk_cannot_keep_is_taken_back(tmp_path, monkeypatch):
+    session = Session(DataFolder(tmp_path))
+    session.new_game(NewGame(heroes={"p1": "jaina", "p2": "thrall"}))
+    session.add(Mulligan(player="p1", count=1))
+    state, log = session.state(), session.data.log_path(session.game_id).read_bytes()
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(store.os, "fsync", full)
+    with pytest.raises(Refused) as refused:
+        session.add(Mulligan(player="p2", count=2))
+    assert refused.value.status == 507 and "No space left on device" in refused.value.detail
+    monkeypatch.undo()
+    assert {**session.state(), "version": 0} == {**state, "version": 0}
+    assert session.data.log_path(session.game_id).read_bytes() == log  # no half line left
+    session.add(Mulligan(player="p2", count=2))
+    assert len(DataFolder(tmp_path).current().events) == 3
