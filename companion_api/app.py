@@ -255,15 +255,16 @@ def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits()
     async def get_log_jsonl() -> PlainTextResponse:
         return _jsonl(session.game_id, session.log())
 
-    @app.get("/api/moves", summary="The legal moves now; with `card`, each way to play it")
-    async def get_moves(card: str | None = None, player: Player | None = None
-                        ) -> dict[str, Any]:
+    @app.get("/api/moves", summary="The legal moves now; with `card` (or `power=true`), each "
+                                   "way to play the card (use the hero power), legal or not")
+    async def get_moves(card: str | None = None, player: Player | None = None,
+                        power: bool = False) -> dict[str, Any]:
         if card is not None:
             try:
                 card = check_card_id(card.upper())
             except CardError as error:
                 raise Refused(422, str(error)) from None
-        return await locked(session.moves, card, player)
+        return await locked(session.moves, card, player, power)
 
     @app.get("/api/heroes", summary="The heroes a game may be played with")
     async def get_heroes() -> list[dict[str, str]]:

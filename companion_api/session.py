@@ -19,9 +19,10 @@ from tracker.cards import PLAYERS, card_cost, parse_card
 from tracker.engine import EngineError, Game
 from tracker.events import Concede, Event, NewGame, Play
 from tracker.heroes import all_heroes
-from tracker.legality import card_plays, reactions
+from tracker.legality import card_plays, power_uses, reactions
 from tracker.narrate import describe_event
 from tracker.questions import Answer, Question
+from tracker.table import HERO_POWER_COST
 
 from .store import DataFolder, StoreError
 
@@ -192,34 +193,39 @@ class Session:
         return alerts
 
     # --- what may be done --------------------------------------------------------------------
-    def moves(self, card: str | None = None, player: str | None = None) -> dict[str, Any]:
-        """The legal moves now; with a card, every way to play it, each marked legal or not."""
+    def moves(self, card: str | None = None, player: str | None = None,
+              power: bool = False) -> dict[str, Any]:
+        """The legal moves now; with a card (or the hero power), every way to play it (use
+        it), each marked legal or not, with the alerts it would raise."""
         game = self.game
         if game.table is None or game.over:
-            return {"active": game.active, "phase": game.phase, "moves": [], "cards": []}
+            return {"active": game.active, "phase": game.phase, "moves": [], "cards": [],
+                    "options": []}
         player = player or game.active
-        if card is not None:
-            return self._card_moves(player, card)
         rng = random.Random(self.version)
+        head = {"active": game.active, "phase": game.phase, "player": player}
+        if card is not None:
+            return {**head, **self.card_info(player, card),
+                    "options": self._options(card_plays(game, player, card, rng))}
+        if power:
+            ability = game.sides[player].hero.power
+            return {**head, "name": ability.name, "kind": "power", "cost": HERO_POWER_COST,
+                    "text": ability.text, "options": self._options(power_uses(game, player, rng))}
         moves = [m for m in game.legal_moves(rng) if not isinstance(m, Play)]
         moves += [m for m in reactions(game) if isinstance(m, Concede) or game.is_legal(m)]
         playable = [c["card"] for c in self._cards(player) if c["legal"]]
-        return {"active": game.active, "phase": game.phase, "player": player,
-                "moves": [m.model_dump(mode="json", exclude_none=True, exclude={"source"})
-                          for m in moves],
+        return {**head, "moves": [m.model_dump(mode="json", exclude_none=True,
+                                               exclude={"source"}) for m in moves],
                 "cards": playable}
 
-    def _card_moves(self, player: str, card: str) -> dict[str, Any]:
-        game = self.game
-        plays = card_plays(game, player, card, random.Random(self.version))
+    def _options(self, events: list[Event]) -> list[dict[str, Any]]:
         options = []
-        for play in plays:
-            alerts = game.check(play)
-            options.append({"event": play.model_dump(mode="json", exclude_none=True),
+        for event in events:
+            alerts = self.game.check(event)
+            options.append({"event": event.model_dump(mode="json", exclude_none=True),
                             "legal": not any(a.severity == "illegal" for a in alerts),
                             "alerts": [a.message for a in alerts]})
-        return {"active": game.active, "phase": game.phase, "player": player,
-                **self.card_info(player, card), "options": options}
+        return options
 
     def card_info(self, player: str, card: str) -> dict[str, Any]:
         ability = self.game.ability_of(player, card)

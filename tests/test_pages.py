@@ -405,10 +405,17 @@ def test_an_illegal_play_is_recorded_with_its_alert(pages, live):
     tid(phone, "confirm-yes").click()
     expect(tid(phone, "health-p2")).to_have_text("16")
     expect(tid(phone, "alerts").locator("[data-code=attacker_exhausted]")).to_have_count(1)
+    # Fireblast with no mana left: the server's reasons in the confirm, then any target
+    tid(phone, "btn-power").click()
+    expect(tid(phone, "confirm")).to_contain_text("2 mana")
+    tid(phone, "confirm-yes").click()
+    tid(phone, "hero-p2").click()
+    expect(tid(phone, "health-p2")).to_have_text("15")
     codes = [a["code"] for a in state_of(live)["alerts"]]
-    assert codes == ["not_enough_mana", "attacker_exhausted"]
+    assert codes == ["not_enough_mana", "attacker_exhausted", "not_enough_mana"]
     log = live.get("/api/log").json()["events"]
-    assert log[-2]["card"] == "9S" and log[-1]["attacker"] == "9S"
+    assert log[-3]["card"] == "9S" and log[-2]["attacker"] == "9S"
+    assert log[-1] == {"source": "phone", "type": "hero_power", "player": "p1", "target": "p2"}
 
 
 # --- cards with choices: split damage and Choose One ---------------------------------------------

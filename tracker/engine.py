@@ -44,7 +44,16 @@ from .legality import CHECKS, candidate_moves
 from .narrate import event_words, summary
 from .selectors import holds
 from .state import GameState, MinionState, PlayerState, WeaponState
-from .table import MAX_HAND, MAX_HEALTH, MAX_MINIONS, Minion, Side, Table, Weapon
+from .table import (
+    HERO_POWER_COST,
+    MAX_HAND,
+    MAX_HEALTH,
+    MAX_MINIONS,
+    Minion,
+    Side,
+    Table,
+    Weapon,
+)
 
 __all__ = ["EngineError", "Game"]
 
@@ -547,7 +556,7 @@ class Game:
     def _hero_power(self, event: HeroPower) -> None:
         side = self.sides[event.player]
         if event.player == self.active:
-            side.mana = max(0, side.mana - 2)
+            side.mana = max(0, side.mana - HERO_POWER_COST)
         side.hero_power_used = True
         ctx = Context(event.player, side.hero.power, targets=event.targets,
                       revealed=event.revealed)

@@ -34,7 +34,7 @@ from .events import (
 from .keywords import attacks_allowed, guards
 from .narrate import in_play_words, place_words, ref_words
 from .selectors import ident
-from .table import MAX_ARMOR, MAX_MINIONS, Minion
+from .table import HERO_POWER_COST, MAX_ARMOR, MAX_MINIONS, Minion
 
 Found = list[tuple[str, str]]  # (alert code, message)
 
@@ -182,8 +182,9 @@ def check_hero_power(board: Board, event: HeroPower) -> Found:
                                      f"{board.active}'s turn"))
     if side.hero_power_used:
         found.append(("hero_power_used", f"{player} used {power.name} twice in one turn"))
-    if player == board.active and side.mana < 2:
-        found.append(("not_enough_mana", f"{player} used {power.name} (2 mana) with "
+    if player == board.active and side.mana < HERO_POWER_COST:
+        found.append(("not_enough_mana", f"{player} used {power.name} "
+                                         f"({HERO_POWER_COST} mana) with "
                                          f"{side.mana} mana available"))
     if no_room_for(board, player, power):
         found.append(("board_full", f"{player} used {power.name} with {MAX_MINIONS} "
@@ -337,6 +338,12 @@ def card_plays(board: Board, player: str, card: str, rng: random.Random) -> list
     return [Play(player=player, card=card, target=target, choice=choice)
             for target, choice in itertools.product(
                 _target_options(board, player, ability, rng), choices)]
+
+
+def power_uses(board: Board, player: str, rng: random.Random) -> list[HeroPower]:
+    """Every way `player` might use the hero power now (each target), legal or not."""
+    return [HeroPower(player=player, target=target)
+            for target in _target_options(board, player, board.sides[player].hero.power, rng)]
 
 
 def reactions(board: Board) -> list[Event]:

@@ -22,6 +22,7 @@ MAX_ARMOR = 5
 MAX_CRYSTALS = 6
 MAX_MINIONS = 5
 MAX_HAND = 10
+HERO_POWER_COST = 2
 
 
 def _clone(item: object) -> Any:

@@ -27,7 +27,6 @@ const app = {
   mode: null, // a target being picked: see pickTargets()
   busy: false,
   seenAlerts: null, // game id and alert count last shown, so that only new ones toast
-  powerTargets: {}, // hero key -> whether its power was seen to take a target
 };
 
 // --- the token: from the address once, then kept on this phone -------------------------------
@@ -128,12 +127,6 @@ async function refreshMoves() {
     const moves = await api("GET", "/api/moves");
     if (app.movesFor !== key) return; // a newer state asked again meanwhile
     app.moves = moves;
-    for (const move of moves.moves) {
-      if (move.type === "hero_power") {
-        const hero = state.players[move.player]?.hero;
-        if (hero) app.powerTargets[hero] = app.powerTargets[hero] || Boolean(move.target);
-      }
-    }
     render();
   } catch {
     app.movesFor = ""; // asked again shortly: the buttons wait for this list
@@ -717,37 +710,26 @@ function chooseOne(title, text, pool) {
 async function startPower() {
   const state = app.state;
   const player = state.active;
-  const side = state.players[player];
-  const heroInfo = app.heroes.find((x) => x.key === side.hero);
+  const heroInfo = app.heroes.find((x) => x.key === state.players[player].hero);
   const title = heroInfo?.power || "Hero power";
-  const moves = legalMoves("hero_power").filter((m) => m.player === player);
-  if (moves.length) {
-    const options = moves.map((event) => ({ event, legal: true, alerts: [] }));
-    if (moves.some((m) => m.target)) {
-      // any character may still be picked deliberately: add them as not-legal options
-      for (const id of allCharacters(state)) {
-        if (!moves.some((m) => m.target === id)) {
-          options.push({ event: { ...moves[0], target: id }, legal: false, alerts: [] });
-        }
-      }
-    }
-    resolvePower(options, title, heroInfo);
+  let info;
+  try {
+    info = await api("GET", `/api/moves?${new URLSearchParams({ power: "true", player })}`);
+  } catch (error) {
+    toast(error.message, "error");
     return;
   }
-  const why = side.hero_power_used ? "It was used this turn already."
-    : `It costs 2 mana; ${playerName(state, player)} has ${side.mana}.`;
-  const ok = await confirmBox(`${title} is against the rules now`,
-    `${why} Record it anyway? It will be kept with an alert.`);
-  if (!ok) return;
-  const base = { type: "hero_power", player };
-  const targeted = app.powerTargets[side.hero];
-  const options = [{ event: base, legal: true, alerts: [] }];
-  if (targeted !== false) {
-    for (const id of allCharacters(state)) {
-      options.push({ event: { ...base, target: id }, legal: true, alerts: [] });
-    }
+  const legal = info.options.some((o) => o.legal);
+  if (!legal) {
+    const why = [...new Set(info.options.flatMap((o) => o.alerts))].slice(0, 2)
+      .map((text) => `${prettify(state, text)}.`).join(" ");
+    const ok = await confirmBox(`${title} is against the rules now`,
+      `${why} Record it anyway? It will be kept with an alert.`);
+    if (!ok) return;
   }
-  resolvePower(options, title, heroInfo, true);
+  // once confirmed, every target may be picked
+  const options = legal ? info.options : info.options.map((o) => ({ ...o, legal: true }));
+  resolvePower(options, title, heroInfo, !legal);
 }
 
 function resolvePower(options, title, heroInfo, confirmed = false) {
