@@ -295,6 +295,23 @@ def test_moves_of_a_card_mark_legality(live):
     assert live.get("/api/moves?player=p3").status_code == 422
 
 
+def test_moves_of_the_hero_power_mark_legality(live):
+    new_game(live, {"p1": "jaina", "p2": "garrosh"}, deck=None)
+    live.event("mulligan", player="p1", count=0)
+    live.event("end_turn")  # p2's turn 2: 1 crystal
+    live.event("end_turn")  # p1's turn 3: 2 crystals
+    game = Game.replay(parse_event(e) for e in live.get("/api/log").json()["events"])
+    fireblast = live.get("/api/moves", params={"power": "true"}).json()
+    assert fireblast["name"] == "Fireblast" and fireblast["cost"] == 2
+    assert {o["event"]["target"] for o in fireblast["options"]} == {"p1", "p2"}
+    for option in fireblast["options"]:
+        assert option["legal"] == game.is_legal(parse_event(option["event"])) is True
+    armor = live.get("/api/moves", params={"power": "true", "player": "p2"}).json()
+    assert armor["name"] == "Armor Up!" and len(armor["options"]) == 1
+    assert not armor["options"][0]["legal"]
+    assert "during p1's turn" in armor["options"][0]["alerts"][0]
+
+
 def test_questions_are_shown_and_answered(live, watcher):
     new_game(live)
     for event in DEMO_EVENTS[1:3]:
