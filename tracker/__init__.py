@@ -12,9 +12,12 @@ Nothing here knows of pixels. From the bottom up:
   (selectors and conditions, keywords, effect words, secret triggers), each name
   implemented once beside its mechanics.
 - `heroes`: hero files loaded and checked against that vocabulary.
-- `legality`: the rules an event must follow, and the moves they allow.
+- `legality`: the rules an event must follow, and the moves they allow (for the bot, and
+  every way to play a card or use the hero power, for people).
 - `state`: the game state of the contract (pydantic).
 - `narrate`: words for people: events, alert phrases, the board.
 - `engine`: `Game`, which applies events, undoes them and shows its state.
+- `questions`: what the camera could not decide, put to the phones with the events each
+  answer stands for.
 - `bot`: whole random legal games, for tests, benchmarks and the demo.
 """
