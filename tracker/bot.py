@@ -16,6 +16,7 @@ from cards import DECK, JOKER
 from .cards import other
 from .engine import Game
 from .events import Attack, EndTurn, Event, Mulligan, NewGame
+from .intent import against_intent
 from .secrets import reveals_after, reveals_before
 
 
@@ -51,8 +52,9 @@ def play_turn_event(game: Game, move: Event) -> Iterator[Event]:
 
 
 def play_game(heroes: tuple[str, str], seed: int, max_events: int = 3000,
-              end_turn_weight: float = 0.15) -> Game:
-    """A whole random legal game between two heroes, reproducible from `seed`."""
+              end_turn_weight: float = 0.15, sensible: bool = False) -> Game:
+    """A whole random legal game between two heroes, reproducible from `seed`. A sensible
+    bot aims as people do (`tracker.intent`): no Fireblast at its own face."""
     rng = random.Random(seed)
     deck = list(DECK)
     rng.shuffle(deck)
@@ -64,6 +66,8 @@ def play_game(heroes: tuple[str, str], seed: int, max_events: int = 3000,
     while not game.over and len(game.events) < max_events:
         moves = game.legal_moves(rng)
         actions = [m for m in moves if not isinstance(m, EndTurn)]
+        if sensible:
+            actions = [m for m in actions if not against_intent(game, m)] or actions
         if not actions or rng.random() < end_turn_weight:
             move: Event = EndTurn(source="bot")
         else:

@@ -13,6 +13,8 @@ with the view each candidate event would leave. The physical conventions behind 
 - a weapon lies face up beside the hero (Dagger Mastery's dagger: its durability markers
   alone), its durability as sideways markers under it;
 - armor: face-down cards beside the hero; secrets: face-down cards in the secrets zone;
+- the hero card is turned sideways when its hero power is used, and upright again as its
+  owner's next turn begins;
 - the draw deck and the discard pile (top card face up) are shared.
 
 Hero health, mana and the hands are never on the table: they are computed.
@@ -43,6 +45,7 @@ class SideView:
     durability: int = 0  # face-down sideways markers in the weapon zone
     armor: int = 0  # face-down cards beside the hero
     secrets: int = 0  # face-down cards in the secrets zone
+    power_used: bool = False  # the hero card turned sideways
 
     def minion(self, ident: str) -> MinionView | None:
         return next((m for m in self.minions if m.id == ident), None)
@@ -90,5 +93,5 @@ def expected_view(game) -> TableView:
         sides[player] = SideView(
             minions=minions, weapon=weapon.card if weapon else None,
             durability=len(weapon.durability) if weapon else 0, armor=len(side.armor),
-            secrets=len(side.secrets))
+            secrets=len(side.secrets), power_used=side.hero_power_used)
     return TableView(sides=sides, deck=len(table.deck), discard=tuple(table.discard))

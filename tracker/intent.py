@@ -1,0 +1,61 @@
+"""What a targeted card or hero power means to do, as people play them: a hostile effect at
+an enemy, a kind one at a friend who can use it.
+
+The bot plays this way when it plays like a person (`play_game(..., sensible=True)`), and the
+reconciler takes the likelier of explanations that the camera cannot tell apart (Fireblast
+at one hero or the other: hero health is never on the table).
+"""
+
+from __future__ import annotations
+
+from .abilities import Ability
+from .board import Board
+from .events import Event
+from .table import Minion
+
+HOSTILE = frozenset({"damage", "damage_to_one", "destroy", "freeze", "transform", "bounce",
+                     "split_damage", "lose_durability"})
+KIND = frozenset({"heal", "buff"})
+
+
+def _ability(board: Board, event: Event) -> Ability | None:
+    player = getattr(event, "player", None)
+    if event.type == "play":
+        return board.ability_of(player, event.card)
+    if event.type == "hero_power":
+        return board.sides[player].hero.power
+    return None
+
+
+def _words(ability: Ability) -> set[str]:
+    return {effect.word for _, effects in ability.effect_lists() for effect in effects}
+
+
+def _wounded(board: Board, ident: str) -> bool:
+    ref = board.find(ident)
+    if isinstance(ref, Minion):
+        return ref.health < ref.max_health
+    return board.sides[ident].health < 20
+
+
+def against_intent(board: Board, event: Event) -> int:
+    """How many of an event's targets go against what its effect is for: a hostile effect
+    at a friend, a kind one at an enemy, a heal at someone unhurt (0: as a person plays)."""
+    ability = _ability(board, event)
+    targets = getattr(event, "targets", [])
+    if ability is None or not targets:
+        return 0
+    words = _words(ability)
+    hostile, kind = bool(words & HOSTILE), bool(words & KIND)
+    count = 0
+    for target in targets:
+        ref = board.find(target)
+        if ref is None:
+            continue
+        friendly = board.owner(ref) == event.player
+        if hostile and not kind:
+            count += friendly
+        elif kind and not hostile:
+            count += not friendly or ("heal" in words and "buff" not in words
+                                      and not _wounded(board, target))
+    return count

@@ -1,0 +1,83 @@
+"""The live tracker: the phone's inputs and the camera's stable views in, the game's event
+log out.
+
+The phone gives what no camera can see (the new game, the end of each turn, a concession);
+every other event is the reconciler's explanation of a change on the table, applied with
+`source: camera` and a confidence. Where the camera cannot tell explanations apart, the
+likeliest is applied and a question is kept with the others, so that a person can change
+the answer (`answer`), which replays the log from that point.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .engine import Game
+from .events import Event, NewGame
+from .reconcile import NO_HINTS, Explanation, Hints, explain
+from .view import TableView
+
+PHONE_EVENTS = ("new_game", "end_turn", "concede")
+
+
+@dataclass
+class Choice:
+    """An explanation the camera could not be sure of: where it went in the log, and every
+    answer the table allows (the first is the one applied)."""
+
+    index: int  # the log's index of the first event it applied
+    options: list[list[Event]]
+    chosen: int = 0
+
+    @property
+    def events(self) -> list[Event]:
+        return self.options[self.chosen]
+
+
+@dataclass
+class LiveTracker:
+    game: Game = field(default_factory=Game)
+    choices: list[Choice] = field(default_factory=list)
+    unexplained: int = 0  # stable views no events could explain
+
+    @property
+    def events(self) -> list[Event]:
+        return self.game.events
+
+    def phone(self, event: Event) -> None:
+        """An input from the phone: a new game (its deck order unknown) or an end of turn."""
+        if isinstance(event, NewGame):
+            event = NewGame(heroes=event.heroes, source="phone")
+            self.choices = []
+        elif event.source is None:
+            event = event.model_copy(update={"source": "phone"})
+        self.game.apply(event)
+
+    def seen(self, view: TableView, hints: Hints = NO_HINTS) -> Explanation:
+        """A stable view of the table: apply the events that explain it."""
+        if self.game.table is None or self.game.over:
+            return Explanation([], 0.0)
+        found = explain(self.game, view, hints)
+        if not found.events:
+            self.unexplained += found.distance > 0
+            return found
+        confidence = round(1.0 / (1.0 + found.distance + len(found.alternatives)), 3)
+        if found.alternatives:
+            self.choices.append(Choice(len(self.game.events),
+                                       [found.events, *found.alternatives]))
+        for event in found.events:
+            self.game.apply(event.model_copy(update={"source": "camera",
+                                                     "confidence": confidence}))
+        if not found.explained:
+            self.unexplained += 1
+        return found
+
+    def answer(self, choice: Choice, option: int) -> None:
+        """A person's answer to a choice: the log is replayed with it from that point."""
+        old = choice.events
+        choice.chosen = option
+        later = self.game.events[choice.index + len(old):]
+        while len(self.game.events) > choice.index:
+            self.game.pop()
+        for event in [*choice.events, *later]:
+            self.game.apply(event)

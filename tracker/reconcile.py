@@ -1,0 +1,220 @@
+"""From what the camera sees to the events that explain it, as a camera chess tracker picks
+the legal move that fits the board.
+
+Between two stable views of the table, the engine predicts the view each candidate event
+would leave (`tracker.view.expected_view` on a copy of the game), and the candidate whose
+prediction is nearest to what the camera sees is chosen. Candidates come from what changed:
+a card newly face up is played (each target and choice), a minion seen in its attack zone
+attacks (each target), a change with no new card may be the hero power or a hero's attack.
+When no single event explains the view, pairs are tried. Candidates that leave the same
+view but a different game (Fireblast at one hero or the other: hero health is never on the
+table) make the choice ambiguous: the answer lists them, most likely first, for a question.
+
+Knows nothing of pixels: views come from the camera's stabilizer or, in tests, from the
+engine itself.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from cards import JOKER
+
+from .cards import other
+from .engine import EngineError, Game
+from .events import Attack, Event, SecretRevealed
+from .intent import against_intent
+from .legality import card_plays, power_uses
+from .view import MinionView, SideView, TableView, expected_view
+
+# What a difference weighs: a face-up card in the wrong place is a certain miss; a marker
+# count is often off by one (a marker hidden under a hand, two markers seen as one).
+CARD_MISS = 10.0
+MINION_MISS = 6.0
+SECRET_MISS = 3.0
+MARKER_MISS = 1.0
+ILLEGAL = 0.5  # a legal explanation is preferred to an equally close illegal one
+EXPLAINED = 0.5  # at most this far: the view is explained
+DEPTH_TWO_KEEP = 6  # single events kept to try a second one after
+
+
+@dataclass(frozen=True)
+class Hints:
+    """What the camera saw between two stable views that the second one no longer shows:
+    the characters that slid into their attack zone (an attack), and the cards turned over
+    one by one (Totemic Call's reveals), in order."""
+
+    attackers: tuple[str, ...] = ()
+    revealed: tuple[str, ...] = ()
+
+
+NO_HINTS = Hints()
+
+
+@dataclass
+class Explanation:
+    """The events that best explain a view, how far their prediction is from it, and the
+    other explanations just as near that leave a different game (a question's options)."""
+
+    events: list[Event]
+    distance: float
+    alternatives: list[list[Event]] = field(default_factory=list)
+
+    @property
+    def explained(self) -> bool:
+        return self.distance <= EXPLAINED
+
+    @property
+    def ambiguous(self) -> bool:
+        return bool(self.alternatives)
+
+
+# --- how far two views are ------------------------------------------------------------------
+
+def _minion_distance(a: MinionView, b: MinionView) -> float:
+    spells = len(set(a.spells) ^ set(b.spells)) * CARD_MISS
+    return (spells + MARKER_MISS * (abs(a.damage - b.damage) + abs(a.buffs - b.buffs)
+                                    + abs(a.stack - b.stack)))
+
+
+def _side_distance(expected: SideView, seen: SideView) -> float:
+    cards_e = {m.card: m for m in expected.minions if m.card}
+    cards_s = {m.card: m for m in seen.minions if m.card}
+    distance = CARD_MISS * len(cards_e.keys() ^ cards_s.keys())
+    distance += sum(_minion_distance(cards_e[c], cards_s[c])
+                    for c in cards_e.keys() & cards_s.keys())
+    tokens_e = [m for m in expected.minions if not m.card]
+    tokens_s = [m for m in seen.minions if not m.card]
+    distance += MINION_MISS * abs(len(tokens_e) - len(tokens_s))
+    distance += sum(_minion_distance(a, b) for a, b in zip(tokens_e, tokens_s, strict=False))
+    if expected.weapon != seen.weapon:
+        distance += CARD_MISS
+    distance += MARKER_MISS * (abs(expected.durability - seen.durability)
+                               + abs(expected.armor - seen.armor))
+    distance += SECRET_MISS * abs(expected.secrets - seen.secrets)
+    if expected.power_used != seen.power_used:
+        distance += CARD_MISS
+    return distance
+
+
+def view_distance(expected: TableView, seen: TableView) -> float:
+    """How far the camera's view is from a predicted one (0: nothing tells them apart)."""
+    distance = sum(_side_distance(expected.sides[p], seen.sides[p]) for p in expected.sides)
+    if seen.discard_top is not None and expected.discard_top != seen.discard_top:
+        distance += CARD_MISS
+    return distance
+
+
+# --- what might have happened ---------------------------------------------------------------
+
+def _new_cards(game: Game, seen: TableView) -> list[str]:
+    """Face-up cards the camera sees that the game does not have face up."""
+    known = expected_view(game).face_up()
+    return [card for card in seen.face_up() if card not in known]
+
+
+def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) -> list[Event]:
+    """Single events worth predicting: guided by what changed, never every event there is."""
+    player = game.active
+    found: list[Event] = []
+    for card in _new_cards(game, seen):
+        owners = [player, other(player)] if card != JOKER else [player]
+        for owner in owners:  # a card seen on the wrong side is still tried, and flagged
+            found += card_plays(game, owner, card, rng)
+    found += _secrets_set(game, seen, rng)
+    characters = [*game.sides] + [m.id for s in game.sides.values() for m in s.minions]
+    for attacker in hints.attackers or [m.id for m in game.sides[player].minions]:
+        found += [Attack(attacker=attacker, target=t) for t in characters if t != attacker]
+    if not hints.attackers and (game.sides[player].weapon or game.attack_of(player) > 0):
+        found += [Attack(attacker=player, target=t) for t in characters if t != player]
+    uses = power_uses(game, player, rng)
+    found += uses
+    revealed = list(hints.revealed) or _new_cards(game, seen)
+    if revealed:  # Totemic Call's cards turned over: the totem stays face up
+        found += [use.model_copy(update={"revealed": revealed}) for use in uses]
+    found += _secrets_revealed(game, seen)
+    return found
+
+
+def _secrets_revealed(game: Game, seen: TableView) -> list[Event]:
+    """A secret of the waiting player gone from the table: revealed, at any target."""
+    waiting = other(game.active)
+    secrets = game.sides[waiting].secrets
+    if seen.sides[waiting].secrets >= len(secrets):
+        return []
+    characters = [*game.sides] + [m.id for s in game.sides.values() for m in s.minions]
+    return [SecretRevealed(player=waiting, card=card, target=target)
+            for card in dict.fromkeys(secrets) for target in [None, *characters]]
+
+
+def _secrets_set(game: Game, seen: TableView, rng: random.Random) -> list[Event]:
+    """A new face-down card in the secrets zone: a secret, whose face no camera sees; each
+    secret the hero has that is not known to lie elsewhere is a candidate."""
+    player = game.active
+    hero = game.sides[player].hero
+    if seen.sides[player].secrets <= len(game.sides[player].secrets) or not hero.secret_rank:
+        return []
+    found: list[Event] = []
+    for suit in hero.secrets:
+        card = hero.secret_rank + suit
+        place = game.table.where(card)
+        if place is None or place in ("deck", f"hand:{player}"):
+            found += card_plays(game, player, card, rng)
+    return found
+
+
+def _after(game: Game, events: list[Event]) -> Game | None:
+    ahead = game.copy()
+    try:
+        for event in events:
+            ahead.apply(event)
+    except EngineError:
+        return None
+    return ahead
+
+
+def _score(game: Game, events: list[Event], seen: TableView) -> tuple[float, Game] | None:
+    ahead = _after(game, events)
+    if ahead is None:
+        return None
+    illegal = sum(1 for a in ahead.alerts[len(game.alerts):] if a.severity == "illegal")
+    return view_distance(expected_view(ahead), seen) + ILLEGAL * illegal, ahead
+
+
+def _unlikely(game: Game, events: list[Event]) -> int:
+    """Of explanations the camera cannot tell apart, the one as people play comes first."""
+    return sum(against_intent(game, event) for event in events)
+
+
+def explain(game: Game, seen: TableView, hints: Hints = NO_HINTS, *, depth: int = 2,
+            seed: int = 0) -> Explanation:
+    """The events, at most `depth` of them, whose predicted view is nearest to `seen`."""
+    rng = random.Random(seed)
+    still = view_distance(expected_view(game), seen)
+    scored: list[tuple[float, list[Event], Game]] = []
+    for event in candidates(game, seen, rng, hints):
+        result = _score(game, [event], seen)
+        if result:
+            scored.append((result[0], [event], result[1]))
+    scored.sort(key=lambda s: (s[0], _unlikely(game, s[1])))
+    if depth > 1 and (not scored or scored[0][0] > EXPLAINED):
+        for _, first, ahead in scored[:DEPTH_TWO_KEEP]:
+            for event in candidates(ahead, seen, rng, hints):
+                result = _score(game, [*first, event], seen)
+                if result:
+                    scored.append((result[0], [*first, event], result[1]))
+        scored.sort(key=lambda s: (s[0], _unlikely(game, s[1])))
+    if not scored or (scored[0][0] >= still and not hints.attackers):  # a slide: an attack
+        return Explanation([], still)
+    best, events, ahead = scored[0]
+    outcome = ahead.state().model_dump(exclude={"alerts"})
+    alternatives, outcomes = [], [outcome]
+    for distance, other_events, other_game in scored[1:]:
+        if distance > best:
+            break
+        other_outcome = other_game.state().model_dump(exclude={"alerts"})
+        if other_outcome not in outcomes:
+            outcomes.append(other_outcome)
+            alternatives.append(other_events)
+    return Explanation(events, best, alternatives)

@@ -1,0 +1,44 @@
+"""A game as a perfect camera would see it: the phone's inputs, and after every other event
+the table's view as the rules leave it, with what the camera saw in passing (an attacker's
+slide, the cards turned over). The tracker's upper bound: what it recovers from these is
+what it would recover from a camera that never misses a card.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from tracker.engine import Game
+from tracker.events import Attack, Event, NewGame
+from tracker.live import PHONE_EVENTS
+from tracker.reconcile import NO_HINTS, Hints
+from tracker.view import TableView, expected_view
+
+
+@dataclass(frozen=True)
+class Step:
+    event: Event  # the truth
+    phone: Event | None  # what the phone gives for it (None: the camera must see it)
+    view: TableView  # the table once the event is complete
+    hints: Hints = NO_HINTS
+
+
+def perfect_views(events: list[Event]) -> Iterator[Step]:
+    """Each event of a log, with what the phone and a perfect camera give the tracker."""
+    truth = Game()
+    for event in events:
+        before = expected_view(truth)
+        truth.apply(event)
+        view = expected_view(truth)
+        if event.type in PHONE_EVENTS:
+            phone = NewGame(heroes=event.heroes) if isinstance(event, NewGame) else event
+            yield Step(event, phone, view)
+            continue
+        if event.type == "mulligan":
+            continue  # cards swapped in a hand: nothing on the table changes
+        attackers = (event.attacker,) if isinstance(event, Attack) else ()
+        turned = tuple(getattr(event, "revealed", None) or ()) or tuple(
+            card for card in view.face_up() if card not in before.face_up()
+        ) if event.type == "hero_power" else ()
+        yield Step(event, None, view, Hints(attackers, turned))
