@@ -74,8 +74,8 @@ class Explanation:
 
 def _minion_distance(a: MinionView, b: MinionView) -> float:
     spells = len(set(a.spells) ^ set(b.spells)) * CARD_MISS
-    return (spells + MARKER_MISS * (abs(a.damage - b.damage) + abs(a.buffs - b.buffs)
-                                    + abs(a.stack - b.stack)))
+    stack = abs(a.stack - b.stack) if a.stack and b.stack else 0  # 0: not counted
+    return spells + MARKER_MISS * (abs(a.damage - b.damage) + abs(a.buffs - b.buffs) + stack)
 
 
 def _side_distance(expected: SideView, seen: SideView) -> float:
@@ -93,7 +93,7 @@ def _side_distance(expected: SideView, seen: SideView) -> float:
     distance += MARKER_MISS * (abs(expected.durability - seen.durability)
                                + abs(expected.armor - seen.armor))
     distance += SECRET_MISS * abs(expected.secrets - seen.secrets)
-    if expected.power_used != seen.power_used:
+    if seen.power_used is not None and expected.power_used != seen.power_used:
         distance += CARD_MISS
     return distance
 

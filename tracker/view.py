@@ -31,7 +31,7 @@ from .cards import PLAYERS
 class MinionView:
     id: str  # the card id, or the engine's token id (T1 …), which no camera can read
     card: str | None  # the face-up card; None for a token's face-down stack
-    stack: int = 0  # face-down cards of a token's stack
+    stack: int = 0  # face-down cards of a token's stack (0 in a camera's view: not counted)
     damage: int = 0  # face-down sideways markers under it
     buffs: int = 0  # face-down upright markers under it
     spells: tuple[str, ...] = ()  # face-up buff spells under it
@@ -45,7 +45,7 @@ class SideView:
     durability: int = 0  # face-down sideways markers in the weapon zone
     armor: int = 0  # face-down cards beside the hero
     secrets: int = 0  # face-down cards in the secrets zone
-    power_used: bool = False  # the hero card turned sideways
+    power_used: bool | None = False  # the hero card turned sideways (None: not seen)
 
     def minion(self, ident: str) -> MinionView | None:
         return next((m for m in self.minions if m.id == ident), None)

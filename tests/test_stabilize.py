@@ -1,0 +1,63 @@
+"""Stable views from frame-by-frame sightings: names voted over frames, cards kept while a
+hand passes over them, a change counted once it holds, an attack kept as a hint."""
+
+from __future__ import annotations
+
+from tracker.stabilize import Sighting, Stabilizer
+
+
+def card(name: str, x: float, y: float, zone: str, confidence: float = 0.95,
+         sideways: bool = False) -> Sighting:
+    return Sighting(name, confidence, x, y, zone, sideways)
+
+
+def run(stabilizer: Stabilizer, frames: list[list[Sighting]], start: int = 0) -> list:
+    changes = []
+    for number, seen in enumerate(frames, start):
+        change = stabilizer.update(number, seen)
+        if change:
+            changes.append(change)
+    return changes
+
+
+def test_a_still_card_keeps_the_name_most_frames_give_it():
+    frames = [[card("6H", 300, 420, "p1.minions")]] * 6
+    frames += [[card("6D", 300, 420, "p1.minions", 0.6)], [card("UNKNOWN", 300, 420,
+                                                                  "p1.minions", 0.3)]] * 3
+    changes = run(Stabilizer(), frames)
+    assert len(changes) == 1
+    assert [m.card for m in changes[0].view.sides["p1"].minions] == ["6H"]
+
+
+def test_a_hand_over_the_table_makes_no_card_vanish():
+    table = [card("6H", 300, 420, "p1.minions"), card("KS", 450, 170, "p2.minions")]
+    frames = [table] * 8 + [[table[1]]] * 30 + [table] * 8  # 6H covered for a second
+    changes = run(Stabilizer(), frames)
+    assert len(changes) == 1  # the first stable view, and nothing after
+
+
+def test_a_change_counts_once_it_holds_and_an_attack_is_a_hint():
+    six = card("6H", 300, 420, "p1.minions")
+    enemy = card("KS", 450, 170, "p2.minions")
+    frames = [[six, enemy]] * 8
+    frames += [[card("6H", 300, 330, "p1.attack"), enemy]] * 3  # slid forward, and back
+    frames += [[six, enemy, card("BACK", 450, 190, "p2.minions", sideways=True)]] * 8
+    changes = run(Stabilizer(), frames)
+    assert len(changes) == 2
+    after = changes[1]
+    assert after.hints.attackers == ("6H",)
+    assert after.view.sides["p2"].minions[0].damage == 1
+    assert not after.view.sides["p1"].minions[0].attacking
+
+
+def test_zones_make_the_view():
+    frames = [[card("AS", 340, 535, "p1.weapon"),
+               card("BACK", 340, 545, "p1.weapon", sideways=True),
+               card("BACK", 340, 550, "p1.weapon", sideways=True),
+               card("BACK", 560, 535, "p1.armor"),
+               card("BACK", 700, 60, "p2.secrets"),
+               card("QH", 835, 300, "discard")]] * 8
+    view = run(Stabilizer(), frames)[0].view
+    assert view.sides["p1"].weapon == "AS" and view.sides["p1"].durability == 2
+    assert view.sides["p1"].armor == 1 and view.sides["p2"].secrets == 1
+    assert view.discard_top == "QH"

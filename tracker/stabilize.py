@@ -1,0 +1,164 @@
+"""From the cards seen frame by frame to stable views of the table.
+
+Input: for each frame, the cards the camera found, each a `Sighting` in table millimetres
+with its zone (no pixels: the caller converts with the calibration). Each physical card is
+a track: matched from frame to frame by position, its name voted over the frames it was
+seen in, so that a still card keeps its name through frames that read it badly. A change
+counts when it holds: the view is stable once the confirmed tracks have not changed for
+`hold` frames, and only a stable view that differs from the last one is given to the
+reconciler. A card that goes unseen is kept for `patience` frames (a hand passing over it).
+What a stable view cannot show (a minion slid into its attack zone and back) is kept from
+the frames between two stable views, as hints.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from cards import BACK
+
+from .reconcile import Hints
+from .view import MinionView, SideView, TableView
+
+UNKNOWN = "UNKNOWN"
+PLAYERS = ("p1", "p2")
+
+
+@dataclass(frozen=True)
+class Sighting:
+    card: str  # a card id, JK, BACK or UNKNOWN
+    confidence: float
+    x: float  # the card's centre on the table, mm
+    y: float
+    zone: str | None  # the layout's zone there (p1.minions, deck …)
+    sideways: bool = False
+
+
+@dataclass
+class Track:
+    x: float
+    y: float
+    zone: str | None
+    sideways: bool
+    first: int
+    last: int
+    hits: int = 0
+    votes: Counter = field(default_factory=Counter)
+
+    @property
+    def card(self) -> str:
+        named = [(v, c) for c, v in self.votes.items() if c != UNKNOWN]
+        return max(named)[1] if named else UNKNOWN
+
+    @property
+    def face_up(self) -> bool:
+        return self.card not in (BACK, UNKNOWN)
+
+
+@dataclass
+class Change:
+    frame: int
+    view: TableView
+    hints: Hints
+
+
+class Stabilizer:
+    def __init__(self, *, hold: int = 4, confirm: int = 2, patience: int = 45,
+                 reach_mm: float = 35.0) -> None:
+        self.hold, self.confirm, self.patience, self.reach = hold, confirm, patience, reach_mm
+        self.tracks: list[Track] = []
+        self._signature: tuple = ()
+        self._since = 0  # frames the confirmed tracks have looked the same
+        self._last_view: TableView | None = None
+        self._attackers: dict[str, None] = {}
+
+    def update(self, frame: int, seen: list[Sighting]) -> Change | None:
+        """Take one frame's sightings; a `Change` when a new stable view holds."""
+        self._match(frame, seen)
+        self.tracks = [t for t in self.tracks if frame - t.last <= self.patience]
+        confirmed = [t for t in self.tracks if t.hits >= self.confirm]
+        for track in confirmed:  # seen in an attack zone between two stable views
+            if track.face_up and (track.zone or "").endswith(".attack"):
+                self._attackers[track.card] = None
+        signature = tuple(sorted((t.card, t.zone or "", t.sideways, round(t.x / 20),
+                                  round(t.y / 20)) for t in confirmed))
+        self._since = self._since + 1 if signature == self._signature else 0
+        self._signature = signature
+        if self._since != self.hold:
+            return None
+        view = build_view(confirmed)
+        if view == self._last_view:
+            return None
+        self._last_view = view
+        hints = Hints(attackers=tuple(self._attackers))
+        self._attackers = {}
+        return Change(frame, view, hints)
+
+    def _match(self, frame: int, seen: list[Sighting]) -> None:
+        """Each sighting to the nearest free track within reach, or a new track."""
+        free = set(range(len(self.tracks)))
+        for sight in sorted(seen, key=lambda s: -s.confidence):
+            best, best_d = None, self.reach
+            for i in free:
+                track = self.tracks[i]
+                d = ((track.x - sight.x) ** 2 + (track.y - sight.y) ** 2) ** 0.5
+                if d < best_d and track.sideways == sight.sideways:
+                    best, best_d = i, d
+            if best is None:
+                self.tracks.append(Track(sight.x, sight.y, sight.zone, sight.sideways,
+                                         frame, frame))
+                best = len(self.tracks) - 1
+            else:
+                free.discard(best)
+            track = self.tracks[best]
+            moved = ((track.x - sight.x) ** 2 + (track.y - sight.y) ** 2) ** 0.5
+            track.x, track.y, track.zone, track.last = sight.x, sight.y, sight.zone, frame
+            track.hits += 1
+            if moved > self.reach / 2:  # picked up and put down elsewhere: a fresh look
+                track.votes.clear()
+            track.votes[sight.card] += max(sight.confidence, 0.05)
+
+
+def _nearest(minions: list[tuple[float, dict]], x: float) -> dict | None:
+    return min(minions, key=lambda m: abs(m[0] - x))[1] if minions else None
+
+
+def build_view(tracks: list[Track]) -> TableView:
+    """The stable tracks as the rules read the table (`tracker.view`)."""
+    named: dict[str, Track] = {}
+    for track in sorted(tracks, key=lambda t: -sum(t.votes.values())):
+        if track.face_up and track.card in named:
+            continue  # one physical card is in one place: the better seen track keeps it
+        named.setdefault(track.card, track)
+    sides = {}
+    for player in PLAYERS:
+        mine = [t for t in tracks if (t.zone or "").startswith(player + ".")]
+        minions: list[tuple[float, dict]] = []
+        for t in mine:
+            zone = t.zone.split(".", 1)[1]
+            if zone in ("minions", "attack", "totems") and t.face_up and not t.sideways \
+                    and named.get(t.card) is t:
+                minions.append((t.x, {"card": t.card, "damage": 0, "buffs": 0,
+                                      "attacking": zone == "attack"}))
+        for t in mine:
+            zone = t.zone.split(".", 1)[1]
+            if zone in ("minions", "totems") and t.card == BACK:
+                if t.sideways and (owner := _nearest(minions, t.x)):
+                    owner["damage"] += 1
+                elif not t.sideways:
+                    minions.append((t.x, {"card": None, "damage": 0, "buffs": 0,
+                                          "attacking": False}))
+        weapon = next((t.card for t in mine if t.zone == f"{player}.weapon" and t.face_up),
+                      None)
+        sides[player] = SideView(
+            minions=tuple(MinionView(id=m["card"] or f"stack@{x:.0f}", **m)
+                          for x, m in sorted(minions, key=lambda m: m[0])),
+            weapon=weapon,
+            durability=sum(1 for t in mine if t.zone == f"{player}.weapon" and t.card == BACK),
+            armor=sum(1 for t in mine if t.zone == f"{player}.armor" and t.card == BACK),
+            secrets=sum(1 for t in mine if t.zone == f"{player}.secrets" and t.card == BACK),
+            power_used=None)  # the hero card is not one of the 53: not read yet
+    discard = [t for t in tracks if t.zone == "discard" and t.face_up]
+    top = max(discard, key=lambda t: t.first).card if discard else None
+    return TableView(sides=sides, deck=0, discard=(top,) if top else ())
