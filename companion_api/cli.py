@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tracker.alerts import Alert
 from tracker.engine import EngineError, Game
-from tracker.events import Event, LogError, iter_log
+from tracker.events import Event, LogError, dump_log, iter_log
 
 EXIT_USAGE = 2
 SAMPLE_LOG = files("tracker") / "samples" / "demo_game.jsonl"
@@ -69,6 +69,33 @@ def _run(args: argparse.Namespace) -> int:
             serve(data=Path(args.data) if args.data else default_data_folder(), **options)
     except (ServerError, StoreError) as error:
         raise LogError(str(error)) from None
+    return 0
+
+
+def _track(args: argparse.Namespace) -> int:
+    from calibration import LayoutError, load_layout
+    from vision.classify import ModelError
+
+    from .track import TrackError, track
+
+    try:
+        layout = load_layout(args.layout) if args.layout else None
+        result = track(Path(args.recording), Path(args.phone), layout)
+    except (TrackError, LayoutError, ModelError) as error:
+        raise LogError(str(error)) from None
+    tracker = result.tracker
+    if tracker.game.table is None:
+        raise LogError(f"{args.phone}: the phone never started a game (no new_game)")
+    if args.events:
+        dump_log(tracker.events, Path(args.events))
+    state = tracker.game.state().model_dump(mode="json")
+    state["questions"] = [
+        {"event": choice.index, "answered": choice.chosen,
+         "options": [[e.model_dump(mode="json", exclude_none=True) for e in option]
+                     for option in choice.options]}
+        for choice in tracker.choices]
+    state["frames"], state["unexplained"] = result.frames, tracker.unexplained
+    print(json.dumps(state, indent=2) if args.json else tracker.game)
     return 0
 
 
@@ -168,6 +195,15 @@ def build_parser() -> argparse.ArgumentParser:
                      help="seconds between two events of the demo (default 1.5)")
     run.add_argument("--no-qr", action="store_true", help="print no QR code")
     run.set_defaults(handler=_run)
+    tracked = commands.add_parser(
+        "track", help="run the camera pipeline over a recording and print the game's state")
+    tracked.add_argument("recording", help="folder of frames, or a video file")
+    tracked.add_argument("--phone", required=True,
+                         help="the phone's inputs: JSON lines of {frame, event}")
+    tracked.add_argument("--layout", help="zone layout JSON (default: the bundled one)")
+    tracked.add_argument("--json", action="store_true", help="print the state as JSON")
+    tracked.add_argument("--events", help="write the recovered event log here")
+    tracked.set_defaults(handler=_track)
     markers = commands.add_parser(
         "print-markers", help="write the printable A4 sheet of table markers (.pdf or .png)")
     markers.add_argument("out", help="output file; its extension (.pdf or .png) picks the format")

@@ -1,0 +1,124 @@
+"""A recording of a game into its event log: frames → cards → stable views → events.
+
+Each frame: the calibration follows the table's markers (`calibration.CalibrationTracker`,
+which takes a bumped camera as a moved table, not a new one), the recogniser names the
+cards (`vision.Recognizer`, with its video memory), their centres go to table millimetres
+and zones, the stabilizer keeps tracks and says when a changed view holds, and the live
+tracker explains it with events. The phone's inputs (new game, ends of turn) are applied at
+their frames. No server, as fast as it can.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration import CalibrationTracker, Layout, default_layout
+from tracker.events import Event, LogError, parse_event
+from tracker.live import PHONE_EVENTS, LiveTracker
+from tracker.stabilize import Sighting, Stabilizer
+from vision.observation import SIDEWAYS, Observation
+
+IMAGES = (".jpg", ".jpeg", ".png", ".bmp")
+
+
+class TrackError(ValueError):
+    """A recording or phone file that cannot be used, in one line."""
+
+
+def frames_of(source: Path) -> Iterator[tuple[int, np.ndarray | None]]:
+    """(index, frame) of a folder of images (by name) or a video file; None for a frame
+    that cannot be read (it is skipped, the game goes on)."""
+    if source.is_dir():
+        paths = sorted(p for p in source.iterdir() if p.suffix.lower() in IMAGES)
+        if not paths:
+            raise TrackError(f"{source}: no images in the folder")
+        for index, path in enumerate(paths):
+            yield index, cv2.imread(str(path), cv2.IMREAD_COLOR)
+        return
+    capture = cv2.VideoCapture(str(source))
+    if not capture.isOpened():
+        raise TrackError(f"{source}: not a video or image folder that can be read")
+    index = 0
+    try:
+        while True:
+            ok, frame = capture.read()
+            if not ok:
+                break
+            yield index, frame
+            index += 1
+    finally:
+        capture.release()
+
+
+def read_phone(path: Path) -> dict[int, list[Event]]:
+    """The phone's inputs by frame: lines of `{"frame": N, "event": {...}}`."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise TrackError(f"{path}: cannot read ({error.__class__.__name__})") from None
+    inputs: dict[int, list[Event]] = {}
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+            frame, event = int(entry["frame"]), parse_event(entry["event"])
+        except (ValueError, KeyError, TypeError, LogError) as error:
+            raise TrackError(f"{path}:{number}: not a phone input ({error})") from None
+        if event.type not in PHONE_EVENTS:
+            raise TrackError(f"{path}:{number}: {event.type} is not a phone input "
+                             f"(only {', '.join(PHONE_EVENTS)})")
+        inputs.setdefault(frame, []).append(event)
+    return inputs
+
+
+def sightings(obs: Observation, to_table, layout: Layout) -> list[Sighting]:
+    """The recogniser's cards in table millimetres, with their zones."""
+    if not len(obs):
+        return []
+    centres = to_table(obs.quads.mean(axis=1))
+    return [Sighting(str(card), float(conf), float(x), float(y), layout.zone_at((x, y)),
+                     orient == SIDEWAYS)
+            for card, conf, (x, y), orient in zip(obs.cards, obs.confidence, centres,
+                                                  obs.orientation, strict=True)]
+
+
+@dataclass
+class TrackResult:
+    tracker: LiveTracker
+    frames: int
+    unread: int  # frames that could not be read, or had no calibration
+
+
+def track(source: Path, phone: Path, layout: Layout | None = None) -> TrackResult:
+    """Run the whole path over a recording; the live tracker holds the game."""
+    from vision.pipeline import Recognizer  # loads the models
+
+    layout = layout or default_layout()
+    inputs = read_phone(phone)
+    recognizer = Recognizer(video=True)
+    calibrations = CalibrationTracker(tuple(layout.table_mm))
+    stabilizer, tracker = Stabilizer(), LiveTracker()
+    frames = unread = 0
+    for index, frame in frames_of(source):
+        frames += 1
+        calibration = calibrations.update(frame).calibration if frame is not None else None
+        if calibration is None:
+            unread += 1
+        else:
+            obs = recognizer.observe(frame, calibration.image_to_table, timestamp=index)
+            change = stabilizer.update(index, sightings(obs, calibration.to_table, layout))
+            if change is not None:
+                tracker.seen(change.view, change.hints)
+        for event in inputs.pop(index, []):
+            tracker.phone(event)
+    for frame_inputs in inputs.values():  # inputs after the last frame
+        for event in frame_inputs:
+            tracker.phone(event)
+    return TrackResult(tracker, frames, unread)

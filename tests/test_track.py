@@ -1,0 +1,46 @@
+"""`track` refuses what it cannot use in one line; the phone file's lines are checked."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from companion_api.cli import main
+from companion_api.track import TrackError, read_phone
+
+
+def _phone(tmp_path, *lines: str):
+    path = tmp_path / "phone.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_the_phone_inputs_are_read_by_frame(tmp_path):
+    new = {"type": "new_game", "heroes": {"p1": "jaina", "p2": "thrall"}}
+    path = _phone(tmp_path, json.dumps({"frame": 0, "event": new}),
+                  json.dumps({"frame": 40, "event": {"type": "end_turn"}}))
+    inputs = read_phone(path)
+    assert sorted(inputs) == [0, 40] and inputs[40][0].type == "end_turn"
+
+
+@pytest.mark.parametrize("line, says", [
+    ('{"frame": 3}', "not a phone input"),
+    ('not json', "not a phone input"),
+    ('{"frame": 1, "event": {"type": "play", "player": "p1", "card": "6H"}}',
+     "play is not a phone input"),
+])
+def test_a_bad_phone_line_names_its_line(tmp_path, line, says):
+    with pytest.raises(TrackError, match=f"phone.jsonl:2: {says}"):
+        read_phone(_phone(tmp_path, '{"frame": 0, "event": {"type": "end_turn"}}', line))
+
+
+def test_track_refuses_in_one_line(tmp_path, capsys):
+    empty = tmp_path / "frames"
+    empty.mkdir()
+    phone = _phone(tmp_path, '{"frame": 0, "event": {"type": "end_turn"}}')
+    assert main(["track", str(empty), "--phone", str(phone)]) == 2
+    assert capsys.readouterr().err == f"hearthtop-companion: error: {empty}: no images in " \
+                                      "the folder\n"
+    assert main(["track", str(tmp_path / "none.mp4"), "--phone", str(phone)]) == 2
+    assert "not a video or image folder" in capsys.readouterr().err
