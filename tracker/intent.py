@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .abilities import Ability
 from .board import Board
-from .events import Event
+from .events import Attack, Event
 from .table import Minion
 
 HOSTILE = frozenset({"damage", "damage_to_one", "destroy", "freeze", "transform", "bounce",
@@ -40,7 +40,12 @@ def _wounded(board: Board, ident: str) -> bool:
 
 def against_intent(board: Board, event: Event) -> int:
     """How many of an event's targets go against what its effect is for: a hostile effect
-    at a friend, a kind one at an enemy, a heal at someone unhurt (0: as a person plays)."""
+    at a friend, a kind one at an enemy, a heal at someone unhurt, an attack on one's own
+    side (0: as a person plays)."""
+    if isinstance(event, Attack):  # nobody attacks their own side
+        attacker, target = board.find(event.attacker), board.find(event.target)
+        return int(attacker is not None and target is not None
+                   and board.owner(attacker) == board.owner(target))
     ability = _ability(board, event)
     targets = getattr(event, "targets", [])
     if ability is None or not targets:

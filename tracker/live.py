@@ -49,6 +49,8 @@ class LiveTracker:
         if isinstance(event, NewGame):
             event = NewGame(heroes=event.heroes, source="phone")
             self.choices = []
+        elif self.game.over:
+            return  # the camera saw the game end (a hero died) before the phone did
         elif event.source is None:
             event = event.model_copy(update={"source": "phone"})
         self.game.apply(event)
