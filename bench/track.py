@@ -116,7 +116,8 @@ def main() -> None:
         right_states += board(tracker.game) == board(truth)
         blocks = difflib.SequenceMatcher(a=wanted, b=got, autojunk=False).get_matching_blocks()
         hits = sum(b.size for b in blocks)
-        matched, truth_n, recovered_n = matched + hits, truth_n + len(wanted), recovered_n + len(got)
+        matched, truth_n = matched + hits, truth_n + len(wanted)
+        recovered_n += len(got)
         questions.append(len(tracker.choices))
         legal_alerts += sum(1 for a in tracker.game.alerts if a.severity == "illegal")
         for kind in {parse_event(w).type for w in wanted} - set():

@@ -59,6 +59,7 @@ class LiveTracker:
         """A stable view of the table: apply the events that explain it."""
         if self.game.table is None or self.game.over:
             return Explanation([], 0.0)
+        self._unmask_secrets(hints.revealed)
         found = explain(self.game, view, hints)
         if not found.events:
             self.unexplained += found.distance > 0
@@ -74,12 +75,31 @@ class LiveTracker:
             self.unexplained += 1
         return found
 
+    def _unmask_secrets(self, revealed: tuple[str, ...]) -> None:
+        """A secret is set face down, so the camera guessed its card; turned over, it shows
+        which it was: the guess is corrected where it went in the log."""
+        waiting = "p2" if self.game.active == "p1" else "p1"
+        secrets = self.game.sides[waiting].secrets
+        hero = self.game.sides[waiting].hero
+        for card in revealed:
+            if card in secrets or hero.secret_rank is None or card[:-1] != hero.secret_rank:
+                continue
+            for index, event in enumerate(self.game.events):
+                if (event.type == "play" and event.player == waiting and event.card in secrets
+                        and event.source == "camera"):
+                    self._rewrite(index, [event.model_copy(update={"card": card})])
+                    break
+
+    def _rewrite(self, index: int, events: list[Event], length: int = 1) -> None:
+        """Replace `length` events of the log from `index` by `events`; replay the rest."""
+        later = self.game.events[index + length:]
+        while len(self.game.events) > index:
+            self.game.pop()
+        for event in [*events, *later]:
+            self.game.apply(event)
+
     def answer(self, choice: Choice, option: int) -> None:
         """A person's answer to a choice: the log is replayed with it from that point."""
-        old = choice.events
+        length = len(choice.events)
         choice.chosen = option
-        later = self.game.events[choice.index + len(old):]
-        while len(self.game.events) > choice.index:
-            self.game.pop()
-        for event in [*choice.events, *later]:
-            self.game.apply(event)
+        self._rewrite(choice.index, choice.events, length)

@@ -133,19 +133,21 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
     revealed = list(hints.revealed) or _new_cards(game, seen)
     if revealed:  # Totemic Call's cards turned over: the totem stays face up
         found += [use.model_copy(update={"revealed": revealed}) for use in uses]
-    found += _secrets_revealed(game, seen)
+    found += _secrets_revealed(game, seen, hints)
     return found
 
 
-def _secrets_revealed(game: Game, seen: TableView) -> list[Event]:
-    """A secret of the waiting player gone from the table: revealed, at any target."""
+def _secrets_revealed(game: Game, seen: TableView, hints: Hints) -> list[Event]:
+    """A secret of the waiting player gone from the table: revealed (the card seen as it
+    was turned over, or any it may be), at any target."""
     waiting = other(game.active)
     secrets = game.sides[waiting].secrets
     if seen.sides[waiting].secrets >= len(secrets):
         return []
+    cards = [c for c in hints.revealed if c in secrets] or list(dict.fromkeys(secrets))
     characters = [*game.sides] + [m.id for s in game.sides.values() for m in s.minions]
     return [SecretRevealed(player=waiting, card=card, target=target)
-            for card in dict.fromkeys(secrets) for target in [None, *characters]]
+            for card in cards for target in [None, *characters]]
 
 
 def _secrets_set(game: Game, seen: TableView, rng: random.Random) -> list[Event]:

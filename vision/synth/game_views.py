@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from tracker.engine import Game
-from tracker.events import Attack, Event, NewGame
+from tracker.events import Attack, Event, NewGame, SecretRevealed
 from tracker.live import PHONE_EVENTS
 from tracker.reconcile import NO_HINTS, Hints
 from tracker.view import TableView, expected_view
@@ -38,7 +38,11 @@ def perfect_views(events: list[Event]) -> Iterator[Step]:
         if event.type == "mulligan":
             continue  # cards swapped in a hand: nothing on the table changes
         attackers = (event.attacker,) if isinstance(event, Attack) else ()
-        turned = tuple(getattr(event, "revealed", None) or ()) or tuple(
-            card for card in view.face_up() if card not in before.face_up()
-        ) if event.type == "hero_power" else ()
+        if isinstance(event, SecretRevealed):
+            turned = (event.card,)  # a secret is turned face up as it goes off
+        elif event.type == "hero_power":
+            turned = tuple(getattr(event, "revealed", None) or ()) or tuple(
+                card for card in view.face_up() if card not in before.face_up())
+        else:
+            turned = ()
         yield Step(event, None, view, Hints(attackers, turned))
