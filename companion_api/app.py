@@ -21,7 +21,13 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import Body, Depends, FastAPI, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.responses import (
+    FileResponse,
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+    StreamingResponse,
+)
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -29,6 +35,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from cards import CardError, check_card_id
 from tracker.events import Event, LogError, NewGame, Player, parse_event
+from tracker.live import PHONE_EVENTS
 from tracker.questions import Answer
 
 from .hub import Hub
@@ -147,9 +154,12 @@ def _event_sentence(error: RequestValidationError) -> str:
 def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits(),
                game_limits: Limits | None = None,
                demo: Callable[[Callable[[Event], Awaitable[list]]], Awaitable[None]]
-               | None = None) -> FastAPI:
+               | None = None, feed: Callable[[Callable], Any] | None = None) -> FastAPI:
     """The server for one table, keeping its games in `data`. `demo`, if given, runs beside
-    the server and plays events through the function it is given (as a phone would)."""
+    the server and plays events through the function it is given (as a phone would).
+    `feed`, if given, makes the live source (`companion_api.feed.CameraFeed`) from the
+    function that takes its log and camera status; the camera then keeps the game, and the
+    phone gives only what no camera sees (new game, end of turn, concession)."""
     folder = data if isinstance(data, DataFolder) else DataFolder(Path(data))
     session = Session(folder, game_limits or Limits())
     token = folder.token()
@@ -174,9 +184,21 @@ def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits()
             return await locked(session.add, event)
 
         task = asyncio.create_task(demo(add)) if demo else None
+        loop = asyncio.get_running_loop()
+
+        def publish(events: list[Event], camera: str) -> None:  # from the feed's thread
+            asyncio.run_coroutine_threadsafe(locked(session.mirror, events, camera),
+                                             loop).result(30)
+
+        camera = feed(publish) if feed else None
+        app.state.feed = camera
+        if camera:
+            camera.start()
         try:
             yield
         finally:
+            if camera:
+                await asyncio.to_thread(camera.stop)
             if task:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -187,6 +209,7 @@ def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits()
                   description="The live state of a Hearthtop table, and the phone's "
                               "scorekeeping. Writes need the table's token.")
     app.state.session, app.state.hub, app.state.token = session, hub, token
+    app.state.feed = None  # the live source, once the server runs
     app.state.lock = lock
     app.add_middleware(_BodyLimit, limit=limits.max_body)
 
@@ -295,12 +318,28 @@ def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits()
     async def post_event(event: Annotated[Event, Body()]) -> Response:
         if event.source is None:
             event = event.model_copy(update={"source": "phone"})
+        if camera_keeps_the_game(event):
+            return answer([])
         return answer(await locked(session.add, event))
 
     @app.post("/api/undo", dependencies=writes, summary="Remove the last event")
     async def post_undo() -> Response:
+        if app.state.feed:
+            raise Refused(409, "the camera keeps this game: take the card back on the table, "
+                               "or answer its question")
         await locked(session.undo)
         return answer([])
+
+    def camera_keeps_the_game(event: Event) -> bool:
+        """With a live source the phone's inputs go to the camera's tracker (the state
+        follows within a frame); anything else is the camera's to see."""
+        if not app.state.feed:
+            return False
+        if event.type not in PHONE_EVENTS:
+            raise Refused(409, f"the camera keeps this game: a {event.type} is read from the "
+                               "table; the phone gives only new game, end of turn and concede")
+        app.state.feed.phone(event)
+        return True
 
     @app.post("/api/new-game", dependencies=writes,
               summary="Start a new game (the last one is kept)")
@@ -311,6 +350,8 @@ def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits()
         except LogError as error:
             raise Refused(422, str(error)) from None
         assert isinstance(event, NewGame)
+        if camera_keeps_the_game(event):
+            return answer([])
         return answer(await locked(session.new_game, event))
 
     @app.post("/api/questions/{question}", dependencies=writes,
@@ -325,8 +366,10 @@ def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits()
 
     @app.get("/stream.mjpg", include_in_schema=False)
     async def stream() -> Response:
-        raise Refused(404, "no camera is connected: the table stream comes with "
-                           "`run --source`")
+        if not app.state.feed:
+            raise Refused(404, "no camera is connected: start the server with `run --source`")
+        return StreamingResponse(_mjpeg(app.state.feed),
+                                 media_type="multipart/x-mixed-replace; boundary=frame")
 
     # --- pages ---------------------------------------------------------------------------
     for route, page in (("/", "phone.html"), ("/overlay", "overlay.html"),
@@ -334,6 +377,17 @@ def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits()
         app.add_api_route(route, _page(page), include_in_schema=False)
     app.mount("/static", _Static(directory=PAGES / "static"), name="static")
     return app
+
+
+async def _mjpeg(feed: Any) -> AsyncIterator[bytes]:
+    """The camera's latest annotated frame, a few times a second, as an MJPEG stream."""
+    from .feed import STREAM_FPS
+
+    while True:
+        if feed.jpeg:
+            yield (b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
+                   + str(len(feed.jpeg)).encode() + b"\r\n\r\n" + feed.jpeg + b"\r\n")
+        await asyncio.sleep(1.0 / STREAM_FPS)
 
 
 class _Static(StaticFiles):

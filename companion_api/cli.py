@@ -52,14 +52,16 @@ def _run(args: argparse.Namespace) -> int:
     from .server import ServerError, default_data_folder, serve
     from .store import StoreError
 
-    if args.source is not None:
-        raise LogError("--source: the camera pipeline is not built yet; run without it and "
-                       "keep the score on the phone")
+    if args.source is not None and not (
+            args.source.isdigit() or "://" in args.source or Path(args.source).exists()):
+        raise LogError(f"--source {args.source}: not a camera index, a stream URL, a video "
+                       "file or a folder of frames")
     if not 0 < args.port < 65536:
         raise LogError(f"--port {args.port}: a port is a number from 1 to 65535")
     if not 0 <= args.demo_pace <= 3600:
         raise LogError(f"--demo-pace {args.demo_pace:g}: give seconds from 0 to 3600")
-    options = {"host": args.host, "port": args.port, "qr": not args.no_qr}
+    options = {"host": args.host, "port": args.port, "qr": not args.no_qr,
+               "source": args.source}
     try:
         if args.demo:  # the demo's games are shown, not kept: a folder of their own
             with tempfile.TemporaryDirectory(prefix="hearthtop-demo-") as data:

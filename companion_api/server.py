@@ -12,6 +12,7 @@ from pathlib import Path
 
 import uvicorn
 
+from calibration import Layout
 from tracker.events import Event, read_log
 
 from .app import create_app
@@ -93,11 +94,18 @@ def welcome(url: str, token: str, data: Path, *, qr: bool, demo: bool) -> str:
 
 
 def serve(*, host: str, port: int, data: Path, demo_log: Path | None = None,
-          demo_pace_s: float = DEMO_PACE_S, qr: bool = True) -> None:
-    """Run the server until Ctrl-C."""
+          demo_pace_s: float = DEMO_PACE_S, qr: bool = True, source: str | None = None,
+          layout: Layout | None = None) -> None:
+    """Run the server until Ctrl-C; with a source, the camera keeps the game."""
     folder = DataFolder(data)
     demo = demo_player(demo_log, demo_pace_s) if demo_log else None
-    app = create_app(folder, demo=demo)
+    feed = None
+    if source is not None:
+        from .feed import CameraFeed
+
+        def feed(publish: Callable) -> CameraFeed:
+            return CameraFeed(source, publish, layout=layout)
+    app = create_app(folder, demo=demo, feed=feed)
     sock = _bind(host, port)
     shown = lan_address() if host in ("0.0.0.0", "::", "") else host
     shown = f"[{shown}]" if ":" in shown else shown

@@ -58,6 +58,7 @@ class Session:
         self.recent: list[str] = []  # one line about each event, in order
         self.questions: dict[int, Question] = {}
         self.version = 0
+        self.camera: str | None = None  # with a live source: ok, lost, frozen, covered, moved
         self.resumed_torn = False
         self._next_question = 1
         self._summaries: dict[str, dict[str, Any]] = {}
@@ -86,6 +87,8 @@ class Session:
 
     def state(self) -> dict[str, Any]:
         state = self.game.state().model_dump(mode="json")
+        if self.camera is not None:
+            state["camera"] = self.camera
         state.update(version=self.version, game=self.game_id, events=len(self.game.events),
                      recent=self.recent[-RECENT:],
                      pending=self.pending())
@@ -148,6 +151,27 @@ class Session:
         self.recent.pop()
         self._changed()
         return event
+
+    def mirror(self, events: list[Event], camera: str | None = None) -> None:
+        """Make the log `events` (the live tracker's): what both share is kept, what the
+        tracker took back is undone, what it added is added. A log that starts another
+        game starts a new one."""
+        if camera != self.camera:
+            self.camera = camera
+            self._changed()
+        if not events:
+            return
+        if self.game_id is None or self.game.events[:1] != events[:1]:
+            self.new_game(events[0])
+        shared = 0
+        for mine, theirs in zip(self.game.events, events, strict=False):
+            if mine != theirs:
+                break
+            shared += 1
+        while len(self.game.events) > max(shared, 1):
+            self.undo()
+        for event in events[len(self.game.events):]:
+            self.add(event)
 
     def _result(self) -> str:
         winner = self.game.winner

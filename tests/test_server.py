@@ -11,7 +11,9 @@ import sys
 import threading
 import time
 
+import cv2
 import httpx
+import numpy as np
 import pytest
 from live_server import ProcessServer, free_port
 
@@ -160,7 +162,7 @@ def _run(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.mark.parametrize("args, says", [
     (("--port", "0"), "--port 0: a port is a number from 1 to 65535"),
-    (("--source", "0"), "--source: the camera pipeline is not built yet"),
+    (("--source", "/no/such/recording"), "--source /no/such/recording: not a camera index"),
     (("--data", "/proc/none/here"), "cannot make the data folder"),
     (("--demo", "--demo-pace", "-1"), "--demo-pace -1: give seconds from 0 to 3600"),
 ])
@@ -221,3 +223,34 @@ def test_an_event_the_disk_cannot_keep_is_taken_back(tmp_path, monkeypatch):
     assert session.data.log_path(session.game_id).read_bytes() == log  # no half line left
     session.add(Mulligan(player="p2", count=2))
     assert len(DataFolder(tmp_path).current().events) == 3
+
+
+def test_with_a_source_the_camera_keeps_the_game_and_the_phone_gives_the_rest(tmp_path):
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    blank = np.full((360, 640, 3), 60, np.uint8)  # a table the camera cannot find
+    for number in range(3):
+        cv2.imwrite(str(frames / f"{number:06d}.jpg"), blank)
+    (frames / "meta.json").write_text('{"fps": 2}')
+    server = ProcessServer(tmp_path / "data", "--source", str(frames))
+    live = server.start()
+    try:
+        deadline = time.monotonic() + 30
+        while live.get("/api/state").json().get("camera") != "lost":
+            assert time.monotonic() < deadline, "the state never said the camera is lost"
+            time.sleep(0.2)
+        live.post("/api/new-game", {"heroes": {"p1": "jaina", "p2": "thrall"}}
+                  ).raise_for_status()
+        deadline = time.monotonic() + 10
+        while live.get("/api/state").json()["phase"] != "mulligan":
+            assert time.monotonic() < deadline, "the phone's new game never reached the state"
+            time.sleep(0.1)
+        refused = live.post("/api/events", {"type": "play", "player": "p1", "card": "6H"})
+        assert refused.status_code == 409 and "read from the table" in refused.json()["detail"]
+        assert live.post("/api/undo").status_code == 409
+        with httpx.stream("GET", live.url + "/stream.mjpg", timeout=10) as stream:
+            assert stream.headers["content-type"].startswith("multipart/x-mixed-replace")
+            first = next(stream.iter_bytes())
+        assert first.startswith(b"--frame\r\nContent-Type: image/jpeg")
+    finally:
+        server.stop()

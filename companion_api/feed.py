@@ -1,0 +1,167 @@
+"""A live source behind the server: frames in, the game's log kept in step with the session.
+
+`CameraFeed` runs in a thread of its own: it reads frames (a camera index, a stream URL, a
+video file, or a folder of frames played at its frame rate), runs the recogniser, the
+stabilizer and the live tracker on them (`companion_api.track`), and after every change
+hands the tracker's log to the session, which keeps the log on disk and pushes the state.
+The phone's inputs (new game, end of turn, concession) go to the tracker at the frame they
+arrive. It also keeps the latest frame, annotated with the cards read, for `/stream.mjpg`,
+and says how the camera is doing (`ok`, `lost`, `moved`) in the state's `camera`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration import CalibrationTracker, Layout, default_layout
+from tracker.events import Event
+from tracker.live import LiveTracker
+from tracker.stabilize import Stabilizer
+
+from .track import IMAGES, sightings
+
+LOST_AFTER_S = 2.0  # no frame for this long: the camera is lost
+RETRY_S = 1.0  # between attempts to open a lost camera again
+STREAM_FPS = 8.0  # the annotated stream is for people: a few frames a second
+
+
+def _open(source: str) -> cv2.VideoCapture:
+    return cv2.VideoCapture(int(source) if source.isdigit() else source)
+
+
+class CameraFeed:
+    def __init__(self, source: str, publish: Callable[[list[Event], str], None], *,
+                 layout: Layout | None = None, fps: float | None = None) -> None:
+        """`publish(log, camera_status)` is called from the feed's thread after a change."""
+        self.source, self.publish = source, publish
+        self.layout = layout or default_layout()
+        self.fps = fps or self._folder_fps()
+        self.tracker = LiveTracker()
+        self.status = "lost"
+        self.jpeg: bytes | None = None  # the latest annotated frame
+        self._inputs: list[Event] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
+        self.frame = 0
+
+    def _folder_fps(self) -> float:
+        meta = Path(self.source) / "meta.json"
+        try:
+            return float(json.loads(meta.read_text())["fps"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return 15.0
+
+    # --- control ---------------------------------------------------------------------------
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
+
+    def phone(self, event: Event) -> None:
+        """An input from the phone, applied before the next frame."""
+        with self._lock:
+            self._inputs.append(event)
+
+    # --- the loop ----------------------------------------------------------------------------
+    def _frames(self):
+        """Frames as they come: a folder at its frame rate, a camera or stream as it gives
+        them (opened again when lost)."""
+        path = Path(self.source)
+        if path.is_dir():
+            for image in sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGES):
+                yield cv2.imread(str(image), cv2.IMREAD_COLOR)
+            return
+        capture = _open(self.source)
+        while not self._stop.is_set():
+            ok, frame = capture.read() if capture.isOpened() else (False, None)
+            if ok:
+                yield frame
+                continue
+            if path.is_file():
+                return  # a recording's end
+            yield None
+            capture.release()
+            time.sleep(RETRY_S)
+            capture = _open(self.source)
+        capture.release()
+
+    def _run(self) -> None:
+        from vision.pipeline import Recognizer  # the models load in this thread
+
+        recognizer = Recognizer(video=True)
+        calibrations = CalibrationTracker(tuple(self.layout.table_mm))
+        stabilizer = Stabilizer()
+        period = 1.0 / self.fps if Path(self.source).is_dir() else 0.0
+        last_frame = time.monotonic()
+        shown = 0.0
+        for frame in self._frames():
+            if self._stop.is_set():
+                break
+            started = time.monotonic()
+            changed = self._take_inputs()
+            status = self.status
+            if frame is None:
+                status = "lost" if started - last_frame > LOST_AFTER_S else status
+            else:
+                last_frame = started
+                update = calibrations.update(frame)
+                calibration = update.calibration
+                status = "moved" if update.status == "moved" else (
+                    "ok" if calibration is not None else "lost")
+                obs = None
+                if calibration is not None:
+                    obs = recognizer.observe(frame, calibration.image_to_table, self.frame)
+                    change = stabilizer.update(
+                        self.frame, sightings(obs, calibration.to_table, self.layout))
+                    if change is not None:
+                        self.tracker.seen(change.view, change.hints)
+                        changed = True
+                if started - shown >= 1.0 / STREAM_FPS:
+                    self.jpeg, shown = _annotated(frame, obs), started
+                self.frame += 1
+            if changed or status != self.status:
+                self.status = status
+                self.publish(list(self.tracker.events), status)
+            if period:
+                time.sleep(max(0.0, period - (time.monotonic() - started)))
+        self.status = "lost"  # the recording ended: the phone's inputs still count
+        self.publish(list(self.tracker.events), "lost")
+        while not self._stop.wait(0.1):
+            if self._take_inputs():
+                self.publish(list(self.tracker.events), "lost")
+
+    def _take_inputs(self) -> bool:
+        with self._lock:
+            inputs, self._inputs = self._inputs, []
+        for event in inputs:
+            self.tracker.phone(event)
+        return bool(inputs)
+
+
+def _annotated(frame: np.ndarray, obs) -> bytes:
+    """The frame with each card's outline and name (green: named, amber: not sure); with
+    no calibration (`obs` None), a line saying the table's markers are not in view."""
+    canvas = frame.copy()
+    if obs is None:
+        cv2.putText(canvas, "table markers not found", (12, 28), cv2.FONT_HERSHEY_SIMPLEX,
+                    0.8, (40, 170, 255), 2, cv2.LINE_AA)
+    for quad, card in zip(obs.quads if obs is not None else [],
+                          obs.cards if obs is not None else [], strict=True):
+        colour = (80, 200, 80) if card != "UNKNOWN" else (40, 170, 255)
+        points = quad.astype(np.int32).reshape(-1, 1, 2)
+        cv2.polylines(canvas, [points], True, colour, 2, cv2.LINE_AA)
+        x, y = quad.min(axis=0).astype(int)
+        cv2.putText(canvas, str(card), (int(x), max(12, int(y) - 4)),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1, cv2.LINE_AA)
+    ok, data = cv2.imencode(".jpg", canvas, [cv2.IMWRITE_JPEG_QUALITY, 75])
+    return data.tobytes() if ok else b""
