@@ -186,9 +186,10 @@ def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits()
         task = asyncio.create_task(demo(add)) if demo else None
         loop = asyncio.get_running_loop()
 
-        def publish(events: list[Event], camera: str) -> None:  # from the feed's thread
-            asyncio.run_coroutine_threadsafe(locked(session.mirror, events, camera),
-                                             loop).result(30)
+        def publish(tracker: Any, camera: str) -> None:  # from the feed's thread
+            asyncio.run_coroutine_threadsafe(
+                locked(session.mirror, list(tracker.events), camera,
+                       tracker.open_choices()), loop).result(30)
 
         camera = feed(publish) if feed else None
         app.state.feed = camera
@@ -357,6 +358,14 @@ def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits()
     @app.post("/api/questions/{question}", dependencies=writes,
               summary="Answer an open question")
     async def post_answer(question: int, choice: Answer) -> Response:
+        if app.state.feed:
+            asked = session.questions.get(question)
+            if asked is None:
+                raise Refused(404, f"there is no open question {question}")
+            if choice.option >= len(asked.options):
+                raise Refused(422, f"question {question} has {len(asked.options)} options")
+            app.state.feed.answer(question, choice.option)
+            return answer([])
         return answer(await locked(session.answer, question, choice))
 
     # --- live ----------------------------------------------------------------------------

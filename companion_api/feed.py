@@ -37,9 +37,10 @@ def _open(source: str) -> cv2.VideoCapture:
 
 
 class CameraFeed:
-    def __init__(self, source: str, publish: Callable[[list[Event], str], None], *,
+    def __init__(self, source: str, publish: Callable[[LiveTracker, str], None], *,
                  layout: Layout | None = None, fps: float | None = None) -> None:
-        """`publish(log, camera_status)` is called from the feed's thread after a change."""
+        """`publish(tracker, camera_status)` is called from the feed's thread after a
+        change; it reads the tracker's log and open choices there and then."""
         self.source, self.publish = source, publish
         self.layout = layout or default_layout()
         self.fps = fps or self._folder_fps()
@@ -71,6 +72,11 @@ class CameraFeed:
         """An input from the phone, applied before the next frame."""
         with self._lock:
             self._inputs.append(event)
+
+    def answer(self, choice: int, option: int) -> None:
+        """A person's answer to one of the tracker's choices, applied before the next frame."""
+        with self._lock:
+            self._inputs.append((choice, option))
 
     # --- the loop ----------------------------------------------------------------------------
     def _frames(self):
@@ -131,20 +137,25 @@ class CameraFeed:
                 self.frame += 1
             if changed or status != self.status:
                 self.status = status
-                self.publish(list(self.tracker.events), status)
+                self.publish(self.tracker, status)
             if period:
                 time.sleep(max(0.0, period - (time.monotonic() - started)))
         self.status = "lost"  # the recording ended: the phone's inputs still count
-        self.publish(list(self.tracker.events), "lost")
+        self.publish(self.tracker, "lost")
         while not self._stop.wait(0.1):
             if self._take_inputs():
-                self.publish(list(self.tracker.events), "lost")
+                self.publish(self.tracker, "lost")
 
     def _take_inputs(self) -> bool:
         with self._lock:
             inputs, self._inputs = self._inputs, []
-        for event in inputs:
-            self.tracker.phone(event)
+        for item in inputs:
+            if isinstance(item, tuple):
+                choice = next((c for c in self.tracker.choices if c.id == item[0]), None)
+                if choice is not None and item[1] < len(choice.options):
+                    self.tracker.answer(choice, item[1])
+            else:
+                self.tracker.phone(item)
         return bool(inputs)
 
 

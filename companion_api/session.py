@@ -108,7 +108,7 @@ class Session:
             raise Refused(422, str(error)) from None
         self.game_id = self.data.start(event)
         self.game, self.recent = fresh, lines
-        self.questions.clear()
+        self.questions = {}
         self._changed()
         return []
 
@@ -152,17 +152,23 @@ class Session:
         self._changed()
         return event
 
-    def mirror(self, events: list[Event], camera: str | None = None) -> None:
+    def mirror(self, events: list[Event], camera: str | None = None,
+               choices: list | None = None) -> None:
         """Make the log `events` (the live tracker's): what both share is kept, what the
         tracker took back is undone, what it added is added. A log that starts another
-        game starts a new one."""
-        if camera != self.camera:
-            self.camera = camera
+        game starts a new one. The tracker's open choices are the questions."""
+        questions = {c.id: Question(id=c.id, prompt="The camera could not tell which "
+                                    "happened; the first is in the score now:",
+                                    options=[{"label": label[:200]} for label in c.labels])
+                     for c in choices or []}
+        if camera != self.camera or questions != self.questions:
+            self.camera, self.questions = camera, questions
             self._changed()
         if not events:
             return
         if self.game_id is None or self.game.events[:1] != events[:1]:
             self.new_game(events[0])
+            self.questions = questions
         shared = 0
         for mine, theirs in zip(self.game.events, events, strict=False):
             if mine != theirs:

@@ -254,3 +254,33 @@ def test_with_a_source_the_camera_keeps_the_game_and_the_phone_gives_the_rest(tm
         assert first.startswith(b"--frame\r\nContent-Type: image/jpeg")
     finally:
         server.stop()
+
+
+def test_the_session_mirrors_the_trackers_log_and_its_choices(tmp_path):
+    from tracker.events import EndTurn, Play
+    from tracker.live import LiveTracker
+    from tracker.view import expected_view
+
+    tracker = LiveTracker()
+    tracker.phone(NewGame(heroes={"p1": "jaina", "p2": "garrosh"}))
+    for _ in range(4):
+        tracker.phone(EndTurn())
+    truth = tracker.game.copy()
+    truth.apply(Play(player="p1", card="AH", target="p2"))  # Fireball: no trace on the table
+    tracker.seen(expected_view(truth))
+    session = Session(DataFolder(tmp_path))
+    session.mirror(list(tracker.events), "ok", tracker.open_choices())
+    assert session.state()["camera"] == "ok"
+    [question] = session.state()["pending"]
+    assert [o["label"] for o in question["options"]] == [
+        "p1 plays AH (Fireball) at p2", "p1 plays AH (Fireball) at p1"]
+    hit = 20 - session.game.sides["p2"].health
+    assert hit > 0 and session.game.sides["p1"].health == 20
+
+    tracker.answer(tracker.choices[0], 1)  # a person says it went the other way
+    session.mirror(list(tracker.events), "ok", tracker.open_choices())
+    assert session.state()["pending"] == []
+    assert session.game.sides["p1"].health == 20 - hit
+    assert session.game.sides["p2"].health == 20
+    assert [e.target for e in DataFolder(tmp_path).current().events if e.type == "play"] \
+        == ["p1"]  # the log on disk was rewritten with the answer

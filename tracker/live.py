@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from .engine import Game
 from .events import Event, NewGame
+from .narrate import describe_event
 from .reconcile import NO_HINTS, Explanation, Hints, explain
 from .view import TableView
 
@@ -28,6 +29,9 @@ class Choice:
     index: int  # the log's index of the first event it applied
     options: list[list[Event]]
     chosen: int = 0
+    id: int = 0
+    answered: bool = False
+    labels: list[str] = field(default_factory=list)  # each option in words
 
     @property
     def events(self) -> list[Event]:
@@ -66,8 +70,10 @@ class LiveTracker:
             return found
         confidence = round(1.0 / (1.0 + found.distance + len(found.alternatives)), 3)
         if found.alternatives:
-            self.choices.append(Choice(len(self.game.events),
-                                       [found.events, *found.alternatives]))
+            options = [found.events, *found.alternatives]
+            self.choices.append(Choice(len(self.game.events), options,
+                                       id=len(self.choices) + 1,
+                                       labels=[self._words(o) for o in options]))
         for event in found.events:
             self.game.apply(event.model_copy(update={"source": "camera",
                                                      "confidence": confidence}))
@@ -98,8 +104,18 @@ class LiveTracker:
         for event in [*events, *later]:
             self.game.apply(event)
 
+    def _words(self, events: list[Event]) -> str:
+        ahead, words = self.game.copy(), []
+        for event in events:
+            ahead.apply(event)
+            words.append(describe_event(ahead, event).split("] ", 1)[-1])
+        return "; ".join(words)
+
+    def open_choices(self) -> list[Choice]:
+        return [c for c in self.choices if not c.answered]
+
     def answer(self, choice: Choice, option: int) -> None:
         """A person's answer to a choice: the log is replayed with it from that point."""
         length = len(choice.events)
-        choice.chosen = option
+        choice.chosen, choice.answered = option, True
         self._rewrite(choice.index, choice.events, length)
