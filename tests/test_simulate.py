@@ -1,0 +1,192 @@
+"""The game simulator (`hearthtop-companion simulate`): an event log rendered as the video a
+webcam above the table records, with the phone's inputs and the truth beside it."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration import TableCalibration, default_layout
+from companion_api.cli import SAMPLE_LOG, main
+from models.designs import held_out_designs
+from tracker.bot import play_game
+from tracker.engine import Game
+from tracker.events import parse_event
+from tracker.view import expected_view
+from vision.synth import game_video
+from vision.synth.game_motion import Identities, Stage
+from vision.synth.game_table import Geometry
+
+LOG_LINES = Path(str(SAMPLE_LOG)).read_text().splitlines()
+
+
+def simulate(tmp: Path, lines: list[str], *extra: str) -> tuple[int, str, str, Path]:
+    log, out = tmp / "game.jsonl", tmp / "out"
+    tmp.mkdir(parents=True, exist_ok=True)
+    log.write_text("\n".join(lines) + "\n")
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        code = main(["simulate", str(log), "--out", str(out), "--size", "640x360", "--fps", "5",
+                     *extra])
+    return code, stdout.getvalue(), stderr.getvalue(), out
+
+
+@pytest.fixture(scope="module")
+def video(tmp_path_factory) -> Path:
+    """The demo game's first 24 events (minions, spells, an attack, totems), rendered."""
+    code, stdout, _, out = simulate(tmp_path_factory.mktemp("video"), LOG_LINES[:24],
+                                    "--seed", "1")
+    assert code == 0 and len(stdout.strip().splitlines()) == 1 and "wrote" in stdout
+    return out
+
+
+def rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_simulate_writes_frames_phone_truth_and_meta(video):
+    meta = json.loads((video / "meta.json").read_text())
+    frames = sorted((video / "frames").glob("*.jpg"))
+    assert len(frames) == meta["written"] > 100
+    assert meta["size"] == [640, 360] and meta["fps"] == 5 and meta["seed"] == 1
+    assert meta["design"] in held_out_designs() and meta["events"] == 24
+    assert meta["layout"]["table_mm"] == [900.0, 600.0] and meta["cards_snapped"] == 0
+    assert 0 < meta["bump_frame"] < meta["frames"]
+    dropped = meta["dropped_frames"]
+    numbers = {int(p.stem) for p in frames}
+    assert numbers == set(range(meta["frames"])) - set(dropped["skipped"])
+    assert cv2.imread(str(frames[0])).shape == (360, 640, 3)
+
+
+def test_the_phone_gives_only_new_game_end_turn_and_concede_in_order(video):
+    phone = rows(video / "phone.jsonl")
+    assert phone[0]["event"]["type"] == "new_game"
+    assert {r["event"]["type"] for r in phone} <= {"new_game", "end_turn", "concede"}
+    assert "deck" not in phone[0]["event"]  # the phone does not know the deck's order
+    assert phone[0]["event"]["heroes"] == {"p1": "jaina", "p2": "thrall"}
+    frames = [r["frame"] for r in phone]
+    assert frames == sorted(set(frames))
+    ends = sum(json.loads(line)["type"] == "end_turn" for line in LOG_LINES[:24])
+    assert len(phone) == 1 + ends
+
+
+def test_the_truth_holds_every_event_in_order_at_non_decreasing_frames(video):
+    truth = rows(video / "truth.jsonl")
+    assert [parse_event(r["event"]) for r in truth] == [parse_event(x) for x in LOG_LINES[:24]]
+    frames = [r["frame"] for r in truth]
+    assert frames == sorted(frames)
+    meta = json.loads((video / "meta.json").read_text())
+    assert all(done <= first <= last < meta["frames"]
+               for done, (first, last) in zip(frames, meta["settled"], strict=True))
+
+
+def still_frames(video: Path) -> list[tuple[Path, object]]:
+    """Each event's last still frame (no hand over the table) with the rules' view then."""
+    meta = json.loads((video / "meta.json").read_text())
+    game, found = Game(), []
+    for row, (_, last) in zip(rows(video / "truth.jsonl"), meta["settled"], strict=True):
+        game.apply(parse_event(row["event"]))
+        path = video / "frames" / f"{last:06d}.jpg"
+        if path.exists():
+            found.append((path, expected_view(game)))
+    return found
+
+
+def test_a_still_frame_calibrates_from_the_four_table_markers(video):
+    path, _ = still_frames(video)[-1]
+    calibration = TableCalibration.from_markers(cv2.imread(str(path)), (900.0, 600.0))
+    assert len(calibration.markers_used) >= 3 and calibration.reprojection_error_mm < 3.0
+
+
+def test_the_recogniser_finds_the_minions_the_rules_put_there_and_names_none_wrong(video):
+    from vision.pipeline import Recognizer
+
+    layout, recognizer = default_layout(), Recognizer()
+    frames = [(p, v) for p, v in still_frames(video)
+              if sum(bool(m.card) for s in v.sides.values() for m in s.minions) >= 2][-2:]
+    assert frames
+    wanted = found = 0
+    for path, view in frames:
+        frame = cv2.imread(str(path))
+        calibration = TableCalibration.from_markers(frame, layout.table_mm)
+        obs = recognizer.observe(frame, calibration.image_to_table)
+        zones = [layout.zone_at(c) for c in calibration.to_table(obs.quads.mean(axis=1))]
+        named = dict(zip(map(str, obs.cards), zones, strict=True))
+        on_table = set(view.face_up()) | {c for c in view.discard if c}
+        assert {c for c in named if c not in ("BACK", "UNKNOWN")} <= on_table
+        for player, side in view.sides.items():
+            for minion in (m for m in side.minions if m.card):
+                wanted += 1
+                found += named.get(minion.card) == f"{player}.minions"
+    assert found >= 0.75 * wanted
+
+
+def test_the_same_seed_gives_the_same_frames(tmp_path):
+    first = simulate(tmp_path / "a", LOG_LINES[:6], "--seed", "4")[3]
+    second = simulate(tmp_path / "b", LOG_LINES[:6], "--seed", "4")[3]
+    names = sorted(p.name for p in (first / "frames").glob("*.jpg"))
+    assert names == sorted(p.name for p in (second / "frames").glob("*.jpg"))
+    for name in (names[0], names[len(names) // 2], names[-1]):
+        assert (first / "frames" / name).read_bytes() == (second / "frames" / name).read_bytes()
+    assert (first / "truth.jsonl").read_text() == (second / "truth.jsonl").read_text()
+
+
+@pytest.mark.parametrize("bad, said", [
+    ('{"type": "play", "player": "p1"', "game.jsonl:2: not valid JSON"),
+    ('{"type": "attack", "attacker": "p1"}', "game.jsonl:2: "),
+    ('{"type": "end_turn"}\n{"type": "play", "player": "p3", "card": "2H"}', "game.jsonl:3: "),
+])
+def test_a_malformed_log_is_one_line_naming_the_line(tmp_path, bad, said):
+    code, stdout, stderr, _ = simulate(tmp_path, [LOG_LINES[0], bad])
+    assert code == 2 and stdout == ""
+    assert stderr.startswith("hearthtop-companion: error: ") and said in stderr
+    assert len(stderr.strip().splitlines()) == 1
+
+
+def test_an_out_folder_that_cannot_be_written_is_one_line(tmp_path):
+    (tmp_path / "file").write_text("")
+    log = tmp_path / "game.jsonl"
+    log.write_text("\n".join(LOG_LINES[:3]) + "\n")
+    stderr = io.StringIO()
+    with contextlib.redirect_stderr(stderr):
+        code = main(["simulate", str(log), "--out", str(tmp_path / "file" / "out")])
+    assert code == 2
+    assert stderr.getvalue().startswith("hearthtop-companion: error: --out ")
+    assert len(stderr.getvalue().strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("option", [["--size", "640"], ["--fps", "0"], ["--design", "nope"]])
+def test_options_out_of_range_are_one_line(tmp_path, option):
+    code, _, stderr, _ = simulate(tmp_path, LOG_LINES[:3], *option)
+    assert code == 2 and stderr.count("\n") == 1 and option[0] in stderr
+
+
+def test_the_held_out_designs_are_the_models_test_designs():
+    assert game_video.held_out_designs() == held_out_designs()
+
+
+@pytest.mark.parametrize("heroes, seed", [(("thrall", "garrosh"), 3), (("jaina", "valeera"), 5),
+                                          (("uther", "rexxar"), 8), (("guldan", "malfurion"), 2)])
+def test_hands_bring_every_card_where_the_rules_say(heroes, seed):
+    """Played without pixels: after each event of a whole bot game the cards the hands
+    moved (markers from the deck's top and back to its bottom, the dead to the discard in
+    the rules' order, draws) are the rules' view exactly; nothing had to be put right."""
+    events = play_game(heroes, seed).events
+    geo = Geometry(default_layout(), (63.0, 88.0), seed)
+    rng = np.random.default_rng(seed)
+    stage = Stage(geo, rng, 5.0, lambda *frame: None, Identities(events, rng))
+    game = Game()
+    for index, event in enumerate(events):
+        before = game.copy()
+        game.apply(event)
+        view = expected_view(game)
+        if index == 0:
+            stage.pieces = {k: p for k, p in geo.arrange(view).items() if k.startswith("hero")}
+        stage.event(event, before, game, view)
+        assert stage.snaps == 0, (index, event)
