@@ -35,6 +35,8 @@ from vision.synth.render import (
 )
 from vision.synth.scene import Decal, PlacedCard, Scene, rect_corners
 
+NOISE_BANK, NOISE_PAD = 6, 32  # noise fields kept, and how far a frame's crop may shift
+
 
 @dataclass
 class LightPlan:
@@ -182,6 +184,7 @@ class FrameRenderer:
         self._still_key: tuple | None = None
         self._still: np.ndarray | None = None
         self._owner = np.zeros((scene.camera.size[1], scene.camera.size[0]), np.int16)
+        self._bank: list[np.ndarray] = []
 
     def _card_w(self) -> float:
         img = cardart.load_card(self.design, "2S")
@@ -216,12 +219,38 @@ class FrameRenderer:
             self._card(canvas, scene, h, piece, shadow_px, lifted=True)
         for hand in hands:
             draw_hand(canvas, hand, h)
-        look = self.light.at(n / self.fps, self.seed * 1_000_003 + n)
+        look = self.light.at(n / self.fps, 0)
         if self.bump_frame is not None and 0 <= n - self.bump_frame < 2:
             k = cam.size[0] / 1280
             look = replace(look, motion=(float(9 - 4 * (n - self.bump_frame)) * k,
                                          float((self.seed * 37) % 180)))
-        return apply_photometric(canvas, look)
+        # the sensor's noise and the firmware's sharpening are added here, from a bank of
+        # noise fields drawn once: drawing fresh noise was half of a frame's cost
+        out = apply_photometric(canvas, replace(look, noise=0.0, sharpen=0.0))
+        out = cv2.add(out, self._noise(n), dtype=cv2.CV_8U)
+        if look.sharpen > 0:
+            g = cv2.getGaussianKernel(3, 0.8)
+            kernel = -look.sharpen * (g @ g.T)
+            kernel[1, 1] += 1 + look.sharpen
+            out = cv2.filter2D(out, -1, kernel.astype(np.float32))
+        return out
+
+    def _noise(self, n: int) -> np.ndarray:
+        """Frame n's sensor noise (int16): a field of the bank, cropped at an offset of its
+        own. Blotchy like a webcam's (drawn at half resolution, as `photometric` does)."""
+        w, h = self.scene.camera.size
+        if not self._bank:
+            rng = np.random.default_rng([self.seed, 11])
+            sigma = self.light.base.noise * 1.6
+            for _ in range(NOISE_BANK):
+                half = rng.normal(0.0, sigma, ((h + NOISE_PAD) // 2 + 1, (w + NOISE_PAD) // 2 + 1,
+                                               3)).astype(np.float32)
+                full = cv2.resize(half, (w + NOISE_PAD, h + NOISE_PAD),
+                                  interpolation=cv2.INTER_LINEAR)
+                self._bank.append(np.round(full).astype(np.int16))
+        pick = np.random.default_rng([self.seed, 13, n]).integers(0, NOISE_PAD, 3)
+        field = self._bank[int(pick[0]) % NOISE_BANK]
+        return field[pick[1]:pick[1] + h, pick[2]:pick[2] + w]
 
     def _card(self, canvas: np.ndarray, scene: Scene, h: np.ndarray, piece: Piece,
               shadow_px: float, lifted: bool) -> None:

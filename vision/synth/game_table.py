@@ -73,6 +73,7 @@ class Geometry:
         self.width, self.height = (float(v) for v in layout.table_mm)
         self.seed = seed
         self.untidy = untidy or {"p1": 2.0, "p2": 2.0}  # mm and degrees of a player's mess
+        self._unit: dict[str, tuple[float, float, float]] = {}
         self.boxes = {name: (float(o[:, 0].min()), float(o[:, 1].min()),
                              float(o[:, 0].max()), float(o[:, 1].max()))
                       for name, o in layout.zones.items()}
@@ -80,9 +81,11 @@ class Geometry:
     # --- frames of reference ----------------------------------------------------------
     def jitter(self, key: str, mm: float, deg: float) -> tuple[float, float, float]:
         """Small offsets fixed by the key: the same card in the same role lies the same."""
-        rng = np.random.default_rng([self.seed, zlib.crc32(key.encode())])
-        dx, dy = rng.normal(0.0, mm, 2)
-        return float(dx), float(dy), float(rng.normal(0.0, deg))
+        unit = self._unit.get(key)
+        if unit is None:
+            rng = np.random.default_rng([self.seed, zlib.crc32(key.encode())])
+            unit = self._unit[key] = tuple(float(v) for v in rng.normal(0.0, 1.0, 3))
+        return unit[0] * mm, unit[1] * mm, unit[2] * deg
 
     @staticmethod
     def axes(player: str) -> tuple[np.ndarray, np.ndarray]:
