@@ -107,7 +107,8 @@ def _simulate(args: argparse.Namespace) -> int:
     # (vision.synth), which nothing that runs live may import (tests/test_layering.py).
     simulator = importlib.import_module("vision.synth.game_video")
     summary = simulator.simulate(Path(args.log), Path(args.out), seed=args.seed,
-                                 size=args.size, fps=args.fps, design=args.design)
+                                 size=args.size, fps=args.fps, design=args.design,
+                                 faults=args.faults)
     print(summary.line())
     return 0
 
@@ -229,6 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--fps", type=float, default=15.0,
                           help="frames a second (default 15)")
     simulate.add_argument("--design", help="card design (default: a held-out one, by seed)")
+    simulate.add_argument("--faults", metavar="SPEC",
+                          help="camera faults: random:K, or KIND@SECONDS+DURATION,... with kinds "
+                               "dropout freeze black bump occlude light resize")
     simulate.set_defaults(handler=_simulate)
     markers = commands.add_parser(
         "print-markers", help="write the printable A4 sheet of table markers (.pdf or .png)")

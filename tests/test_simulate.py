@@ -190,3 +190,24 @@ def test_hands_bring_every_card_where_the_rules_say(heroes, seed):
             stage.pieces = {k: p for k, p in geo.arrange(view).items() if k.startswith("hero")}
         stage.event(event, before, game, view)
         assert stage.snaps == 0, (index, event)
+
+
+def test_camera_faults_are_injected_and_listed(tmp_path):
+    code, _, _, out = simulate(tmp_path, LOG_LINES[:6], "--faults",
+                               "dropout@2+1,black@4+0.4,resize@6+1,light@8+1")
+    assert code == 0
+    faults = {f["kind"]: f for f in rows(out / "faults.jsonl")}
+    assert set(faults) == {"dropout", "black", "resize", "light"}
+    names = {int(p.stem): p for p in (out / "frames").glob("*.jpg")}
+    dropout, black, resize = faults["dropout"], faults["black"], faults["resize"]
+    assert (dropout["first_frame"], dropout["last_frame"]) == (10, 14)
+    assert not set(range(10, 15)) & set(names)
+    assert cv2.imread(str(names[black["first_frame"]])).mean() < 20
+    small = cv2.imread(str(names[resize["first_frame"]])).shape
+    assert small[1] < 640 and small[1] / small[0] == pytest.approx(640 / 360, abs=0.02)
+
+
+@pytest.mark.parametrize("spec", ["random:x", "smoke@3+1", "black@-1+2", "black@soon"])
+def test_a_faults_spec_that_cannot_be_used_is_one_line(tmp_path, spec):
+    code, _, stderr, _ = simulate(tmp_path, LOG_LINES[:3], "--faults", spec)
+    assert code == 2 and stderr.count("\n") == 1 and "--faults" in stderr

@@ -101,15 +101,17 @@ def webcam(rng: np.random.Generator, size: tuple[int, int],
     return cam
 
 
-def bumped(rng: np.random.Generator, cam: Camera, table_size: tuple[float, float]) -> Camera:
-    """The same camera knocked once: a few millimetres and a degree or so, then still."""
-    for scale in (1.0, 0.6, 0.3, 0.0):
-        moved = replace(cam, target=(cam.target[0] + scale * float(rng.normal(0, 7)),
-                                     cam.target[1] + scale * float(rng.normal(0, 7))),
-                        tilt=max(0.0, cam.tilt + scale * float(rng.normal(0, 0.9))),
-                        yaw=cam.yaw + scale * float(rng.normal(0, 0.9)),
-                        roll=cam.roll + scale * float(rng.normal(0, 0.7)),
-                        distance=cam.distance * (1 + scale * float(rng.normal(0, 0.01))))
+def bumped(rng: np.random.Generator, cam: Camera, table_size: tuple[float, float],
+           scale: float = 1.0) -> Camera:
+    """The same camera knocked: a few millimetres and a degree or so (times `scale`), then
+    still; less if the table would leave the view."""
+    for k in (scale, 0.6 * scale, 0.3 * scale, 0.0):
+        moved = replace(cam, target=(cam.target[0] + k * float(rng.normal(0, 7)),
+                                     cam.target[1] + k * float(rng.normal(0, 7))),
+                        tilt=max(0.0, cam.tilt + k * float(rng.normal(0, 0.9))),
+                        yaw=cam.yaw + k * float(rng.normal(0, 0.9)),
+                        roll=cam.roll + k * float(rng.normal(0, 0.7)),
+                        distance=cam.distance * (1 + k * float(rng.normal(0, 0.01))))
         if _table_in_view(moved, table_size):
             return moved
     return cam
@@ -173,7 +175,8 @@ class FrameRenderer:
                  fps: float, seed: int, decals: dict[str, np.ndarray]) -> None:
         self.design = design
         self.scene = scene  # table, surround, camera, back variant; its cards are not used
-        self.cameras = (scene.camera, bumped_camera)
+        self.poses: list[tuple[int, Camera]] = [(0, scene.camera)]  # (from frame, pose)
+        self.knocked = bumped_camera  # the pose after the game's one bump
         self.light = light
         self.fps = fps
         self.seed = seed
@@ -190,19 +193,24 @@ class FrameRenderer:
         img = cardart.load_card(self.design, "2S")
         return 88.0 * img.shape[1] / img.shape[0]
 
-    def camera(self, n: int) -> Camera:
-        bumped_yet = self.bump_frame is not None and n >= self.bump_frame
-        return self.cameras[1 if bumped_yet else 0]
+    def bump(self, n: int, camera: Camera | None = None) -> None:
+        """The camera knocked at frame n into `camera` (by default the game's bump)."""
+        if camera is None:
+            self.bump_frame, camera = n, self.knocked
+        self.poses = sorted([*self.poses, (n, camera)], key=lambda pose: pose[0])
 
-    def draw(self, n: int, still: list[Piece], moving: list[Piece], hands: list[Hand]
-             ) -> np.ndarray:
+    def camera(self, n: int) -> Camera:
+        return [cam for start, cam in self.poses if start <= n][-1]
+
+    def draw(self, n: int, still: list[Piece], moving: list[Piece], hands: list[Hand],
+             gain: float = 1.0) -> np.ndarray:
         """Frame n: the still cards (kept while they do not change), the moving ones lifted
-        over them, the hands, then the camera."""
+        over them, the hands, then the camera (`gain`: a light switched)."""
         cam = self.camera(n)
         scene = replace(self.scene, camera=cam)
         h = cam.homography()
         shadow_px = max(0.8, 0.8 * px_per_mm(h, (450.0, 300.0)))
-        key = (cam is self.cameras[1], tuple(sorted(
+        key = (id(cam), tuple(sorted(
             (p.card, p.face_up, round(p.x, 2), round(p.y, 2), round(p.rot, 2), p.z)
             for p in still)))
         if key != self._still_key:
@@ -220,10 +228,11 @@ class FrameRenderer:
         for hand in hands:
             draw_hand(canvas, hand, h)
         look = self.light.at(n / self.fps, 0)
-        if self.bump_frame is not None and 0 <= n - self.bump_frame < 2:
+        look = replace(look, exposure=look.exposure * gain)
+        since = n - max(start for start, _ in self.poses if start <= n)
+        if since < 2 and n > 0:  # a knocked camera shakes for a frame or two
             k = cam.size[0] / 1280
-            look = replace(look, motion=(float(9 - 4 * (n - self.bump_frame)) * k,
-                                         float((self.seed * 37) % 180)))
+            look = replace(look, motion=(float(9 - 4 * since) * k, float((self.seed * 37) % 180)))
         # the sensor's noise and the firmware's sharpening are added here, from a bank of
         # noise fields drawn once: drawing fresh noise was half of a frame's cost
         out = apply_photometric(canvas, replace(look, noise=0.0, sharpen=0.0))

@@ -32,10 +32,11 @@ from tracker.events import Event, LogError, NewGame, iter_log
 from tracker.live import PHONE_EVENTS
 from tracker.view import expected_view
 from vision.synth import cardart
+from vision.synth.game_faults import Fault, parse_faults
 from vision.synth.game_frames import FrameRenderer, bumped, light_plan, marker_tiles, webcam
 from vision.synth.game_motion import PLAYERS, Identities, Stage
 from vision.synth.game_table import Geometry, Piece
-from vision.synth.hands import Hand
+from vision.synth.hands import SKIN_TONES, Hand
 from vision.synth.layout import surface
 from vision.synth.scene import Scene, card_size_mm
 
@@ -46,6 +47,7 @@ JPEG_QUALITY = 90
 DROP_RATE = 1 / 600  # each of: a frame skipped, a frame repeated
 SIZES = ((160, 90), (3840, 2160))
 PROGRESS_S = 3.0
+SECONDS_AN_EVENT = 3.5  # about, in the video: where random faults may fall
 
 
 def held_out_designs() -> list[str]:
@@ -135,10 +137,13 @@ def hero_card(rng: np.random.Generator, name: str) -> np.ndarray:
 
 
 class FrameWriter:
-    """Frames to JPEG files, encoded on a second thread; the camera's dropped frames."""
+    """Frames to JPEG files, encoded on a second thread; the camera's dropped frames and
+    the faults asked for."""
 
-    def __init__(self, folder: Path, renderer: FrameRenderer, rng: np.random.Generator) -> None:
+    def __init__(self, folder: Path, renderer: FrameRenderer, rng: np.random.Generator,
+                 faults: list[Fault], table_mm: tuple[float, float]) -> None:
         self.folder, self.renderer, self.rng = folder, renderer, rng
+        self.faults, self.table_mm = faults, table_mm
         self.skipped: list[int] = []
         self.repeated: list[int] = []
         self.written = 0
@@ -148,21 +153,54 @@ class FrameWriter:
 
     def __call__(self, n: int, still: list[Piece], moving: list[Piece],
                  hands: list[Hand]) -> None:
+        faults = [f for f in self.faults if f.covers(n)]
+        kinds = {f.kind for f in faults}
+        for fault in faults:
+            if fault.kind == "bump" and n == fault.first:
+                self.renderer.bump(n, bumped(self.rng, self.renderer.camera(n), self.table_mm,
+                                             scale=3.0))
         r = self.rng.random()
-        if n > 10 and r < DROP_RATE:
+        if "dropout" in kinds:
+            return
+        if n > 10 and r < DROP_RATE and not kinds:
             self.skipped.append(n)  # no picture for this moment
             return
-        if n > 10 and r < 2 * DROP_RATE and self._last is not None:
-            self.repeated.append(n)  # the camera gave the last picture again
+        if ("freeze" in kinds or (n > 10 and r < 2 * DROP_RATE and not kinds)) \
+                and self._last is not None:
+            if not kinds:
+                self.repeated.append(n)  # the camera gave the last picture again
             data = self._last
         else:
-            image = self.renderer.draw(n, still, moving, hands)
+            if "black" in kinds:
+                image = self._dark(n)
+            else:
+                gain = float(np.prod([f.strength for f in faults if f.kind == "light"]))
+                hands = hands + [self._leaning(f) for f in faults if f.kind == "occlude"]
+                image = self.renderer.draw(n, still, moving, hands, gain)
+            for fault in (f for f in faults if f.kind == "resize"):
+                image = cv2.resize(image, None, fx=fault.strength, fy=fault.strength,
+                                   interpolation=cv2.INTER_AREA)
             data = self._pool.submit(_encode, image)
         self._last = data
         self._pending.append(self._pool.submit(_write, self.folder / f"{n:06d}.jpg", data))
         self.written += 1
         while len(self._pending) > 4:
             self._pending.popleft().result()
+
+    def _dark(self, n: int) -> np.ndarray:
+        w, h = self.renderer.camera(n).size
+        dark = np.full((h, w, 3), 6, np.uint8)
+        return cv2.add(dark, self.renderer._noise(n), dtype=cv2.CV_8U)
+
+    def _leaning(self, fault: Fault) -> Hand:
+        """Someone leaning over the table: a big arm from one end, close to the camera."""
+        w, h = self.table_mm
+        rng = np.random.default_rng([fault.first, 17])
+        side = fault.strength
+        entry = (w / 2 + side * 1400.0, h / 2 + float(rng.normal(0, 120)))
+        tip = (w / 2 + side * float(rng.uniform(-60, 160)), h / 2 + float(rng.normal(0, 80)))
+        return Hand(entry, tip, SKIN_TONES[int(rng.integers(len(SKIN_TONES)))], 105.0, 0.3,
+                    1, (60, 60, 70), 90.0, scale=1.9, shadow=0.45)
 
     def close(self) -> None:
         while self._pending:
@@ -186,7 +224,8 @@ def _as_json(event: Event) -> dict:
 
 
 def simulate(log: Path, out: Path, *, seed: int = 0, size: str | tuple[int, int] = (1280, 720),
-             fps: float = 15.0, design: str | None = None, progress: bool = True) -> Summary:
+             fps: float = 15.0, design: str | None = None, faults: str | None = None,
+             progress: bool = True) -> Summary:
     """Render the log's game as table video in `out`; LogError (one line) for what cannot be
     used."""
     size = parse_size(size) if isinstance(size, str) else size
@@ -217,7 +256,10 @@ def simulate(log: Path, out: Path, *, seed: int = 0, size: str | tuple[int, int]
     heroes = events[0].heroes
     decals = {f"hero:{p}": hero_card(rng, heroes[p]) for p in PLAYERS}
     renderer = FrameRenderer(design, scene, knocked, light, fps, seed, decals)
-    writer = FrameWriter(folder, renderer, np.random.default_rng([seed, 7]))
+    injected = parse_faults(faults, np.random.default_rng([seed, 5]), fps,
+                            SECONDS_AN_EVENT * len(events))
+    writer = FrameWriter(folder, renderer, np.random.default_rng([seed, 7]), injected,
+                         table_mm)
     stage = Stage(geo, rng, fps, writer, Identities(events, rng))
     bump_at = int(rng.uniform(0.35, 0.65) * len(events))
     phone, truth, settled = [], [], []
@@ -233,7 +275,7 @@ def simulate(log: Path, out: Path, *, seed: int = 0, size: str | tuple[int, int]
                                 if k.startswith("hero:")}
                 stage.wait(float(rng.uniform(0.8, 1.5)))
             if index == bump_at:
-                renderer.bump_frame = stage.frame + int(rng.integers(0, 8))
+                renderer.bump(stage.frame + int(rng.integers(0, 8)))
             done, tapped = stage.event(event, before, game, view)
             truth.append({"frame": done, "event": _as_json(event)})
             settled.append(list(stage.settled))
@@ -265,6 +307,7 @@ def simulate(log: Path, out: Path, *, seed: int = 0, size: str | tuple[int, int]
     try:
         _lines(out / "phone.jsonl", phone)
         _lines(out / "truth.jsonl", truth)
+        _lines(out / "faults.jsonl", [f.to_json() for f in injected if f.first < stage.frame])
         (out / "meta.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     except OSError as error:
         raise LogError(f"--out {out}: cannot write there ({error.strerror or error})") from None
