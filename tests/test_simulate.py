@@ -20,7 +20,8 @@ from tracker.engine import Game
 from tracker.events import parse_event
 from tracker.view import expected_view
 from vision.synth import game_video
-from vision.synth.game_motion import Identities, Stage
+from vision.synth.game_events import Players
+from vision.synth.game_motion import Identities
 from vision.synth.game_table import Geometry
 
 LOG_LINES = Path(str(SAMPLE_LOG)).read_text().splitlines()
@@ -180,7 +181,7 @@ def test_hands_bring_every_card_where_the_rules_say(heroes, seed):
     events = play_game(heroes, seed).events
     geo = Geometry(default_layout(), (63.0, 88.0), seed)
     rng = np.random.default_rng(seed)
-    stage = Stage(geo, rng, 5.0, lambda *frame: None, Identities(events, rng))
+    stage = Players(geo, rng, 5.0, lambda *frame: None, Identities(events, rng))
     game = Game()
     for index, event in enumerate(events):
         before = game.copy()

@@ -236,7 +236,7 @@ class FrameRenderer:
         # the sensor's noise and the firmware's sharpening are added here, from a bank of
         # noise fields drawn once: drawing fresh noise was half of a frame's cost
         out = apply_photometric(canvas, replace(look, noise=0.0, sharpen=0.0))
-        out = cv2.add(out, self._noise(n), dtype=cv2.CV_8U)
+        out = cv2.add(out, self.noise(n), dtype=cv2.CV_8U)
         if look.sharpen > 0:
             g = cv2.getGaussianKernel(3, 0.8)
             kernel = -look.sharpen * (g @ g.T)
@@ -244,7 +244,7 @@ class FrameRenderer:
             out = cv2.filter2D(out, -1, kernel.astype(np.float32))
         return out
 
-    def _noise(self, n: int) -> np.ndarray:
+    def noise(self, n: int) -> np.ndarray:
         """Frame n's sensor noise (int16): a field of the bank, cropped at an offset of its
         own. Blotchy like a webcam's (drawn at half resolution, as `photometric` does)."""
         w, h = self.scene.camera.size

@@ -32,9 +32,10 @@ from tracker.events import Event, LogError, NewGame, iter_log
 from tracker.live import PHONE_EVENTS
 from tracker.view import expected_view
 from vision.synth import cardart
+from vision.synth.game_events import Players
 from vision.synth.game_faults import Fault, parse_faults
 from vision.synth.game_frames import FrameRenderer, bumped, light_plan, marker_tiles, webcam
-from vision.synth.game_motion import PLAYERS, Identities, Stage
+from vision.synth.game_motion import PLAYERS, Identities
 from vision.synth.game_table import Geometry, Piece
 from vision.synth.hands import SKIN_TONES, Hand
 from vision.synth.layout import surface
@@ -190,7 +191,7 @@ class FrameWriter:
     def _dark(self, n: int) -> np.ndarray:
         w, h = self.renderer.camera(n).size
         dark = np.full((h, w, 3), 6, np.uint8)
-        return cv2.add(dark, self.renderer._noise(n), dtype=cv2.CV_8U)
+        return cv2.add(dark, self.renderer.noise(n), dtype=cv2.CV_8U)
 
     def _leaning(self, fault: Fault) -> Hand:
         """Someone leaning over the table: a big arm from one end, close to the camera."""
@@ -260,7 +261,7 @@ def simulate(log: Path, out: Path, *, seed: int = 0, size: str | tuple[int, int]
                             SECONDS_AN_EVENT * len(events))
     writer = FrameWriter(folder, renderer, np.random.default_rng([seed, 7]), injected,
                          table_mm)
-    stage = Stage(geo, rng, fps, writer, Identities(events, rng))
+    stage = Players(geo, rng, fps, writer, Identities(events, rng))
     bump_at = int(rng.uniform(0.35, 0.65) * len(events))
     phone, truth, settled = [], [], []
     began = last_note = time.perf_counter()
