@@ -176,7 +176,7 @@ class Players(Stage):
         # waits until what it did is marked
         gone = {p.group for p in self.pieces.values() if p.group and p.group not in alive}
         departures: list[tuple[int, str, str]] = []
-        for group in gone:
+        for group in sorted(gone):
             face = self.pieces.get(f"c:{group}")
             departures.append((order(face.card) if face else -1, "group", group))
         for key, piece in self.pieces.items():
