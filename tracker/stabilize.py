@@ -4,9 +4,10 @@ Input: for each frame, the cards the camera found, each a `Sighting` in table mi
 with its zone (no pixels: the caller converts with the calibration). Each physical card is
 a track: matched from frame to frame by position, its name voted over the frames it was
 seen in, so that a still card keeps its name through frames that read it badly. A change
-counts when it holds: the view is stable once the confirmed tracks have not changed for
-`hold` frames, and only a stable view that differs from the last one is given to the
-reconciler. A card that goes unseen is kept for `patience` frames (a hand passing over it).
+counts when it holds: a card is on the table once it has lain still for `settle` frames (a
+card in a hand moves with it), the view is stable once those have not changed for `hold`
+frames, and only a stable view that differs from the last one is given to the reconciler.
+A card that goes unseen is kept for `patience` frames (a hand passing over it).
 What a stable view cannot show (a minion slid into its attack zone and back) is kept from
 the frames between two stable views, as hints.
 """
@@ -22,6 +23,7 @@ from .reconcile import Hints
 from .view import MinionView, SideView, TableView
 
 UNKNOWN = "UNKNOWN"
+STILL_MM = 4.0  # a card that moves less between frames lies still (detection jitters)
 PLAYERS = ("p1", "p2")
 
 
@@ -44,6 +46,7 @@ class Track:
     first: int
     last: int
     hits: int = 0
+    still_since: int = 0  # the frame since which it has not moved (a held card never is)
     votes: Counter = field(default_factory=Counter)
 
     @property
@@ -64,25 +67,30 @@ class Change:
 
 
 class Stabilizer:
-    def __init__(self, *, hold: int = 4, confirm: int = 2, patience: int = 45,
-                 reach_mm: float = 35.0) -> None:
-        self.hold, self.confirm, self.patience, self.reach = hold, confirm, patience, reach_mm
+    def __init__(self, *, hold: int = 3, settle: int = 2, confirm: int = 2,
+                 patience: int = 45, reach_mm: float = 35.0) -> None:
+        """`settle`: frames a card must lie still to be on the table; `hold`: frames the
+        table must look the same to count; `patience`: frames an unseen card is kept."""
+        self.hold, self.settle, self.confirm = hold, settle, confirm
+        self.patience, self.reach = patience, reach_mm
         self.tracks: list[Track] = []
         self._signature: tuple = ()
         self._since = 0  # frames the confirmed tracks have looked the same
-        self._last_view: TableView | None = None
+        self._last_view = build_view([])  # the table starts empty
         self._attackers: dict[str, None] = {}
 
     def update(self, frame: int, seen: list[Sighting]) -> Change | None:
         """Take one frame's sightings; a `Change` when a new stable view holds."""
         self._match(frame, seen)
         self.tracks = [t for t in self.tracks if frame - t.last <= self.patience]
-        confirmed = [t for t in self.tracks if t.hits >= self.confirm]
-        for track in confirmed:  # seen in an attack zone between two stable views
-            if track.face_up and (track.zone or "").endswith(".attack"):
+        for track in self.tracks:  # seen in an attack zone between two stable views
+            if track.hits >= self.confirm and track.face_up and (
+                    track.zone or "").endswith(".attack"):
                 self._attackers[track.card] = None
-        signature = tuple(sorted((t.card, t.zone or "", t.sideways, round(t.x / 20),
-                                  round(t.y / 20)) for t in confirmed))
+        # lying still on the table: a card in a hand moves with it, and is not in play
+        confirmed = [t for t in self.tracks
+                     if t.hits >= self.confirm and frame - t.still_since >= self.settle]
+        signature = tuple(sorted((t.card, t.zone or "", t.sideways) for t in confirmed))
         self._since = self._since + 1 if signature == self._signature else 0
         self._signature = signature
         if self._since != self.hold:
@@ -107,12 +115,14 @@ class Stabilizer:
                     best, best_d = i, d
             if best is None:
                 self.tracks.append(Track(sight.x, sight.y, sight.zone, sight.sideways,
-                                         frame, frame))
+                                         frame, frame, still_since=frame))
                 best = len(self.tracks) - 1
             else:
                 free.discard(best)
             track = self.tracks[best]
             moved = ((track.x - sight.x) ** 2 + (track.y - sight.y) ** 2) ** 0.5
+            if moved > STILL_MM:
+                track.still_since = frame
             track.x, track.y, track.zone, track.last = sight.x, sight.y, sight.zone, frame
             track.hits += 1
             if moved > self.reach / 2:  # picked up and put down elsewhere: a fresh look
