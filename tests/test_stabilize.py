@@ -61,3 +61,9 @@ def test_zones_make_the_view():
     assert view.sides["p1"].weapon == "AS" and view.sides["p1"].durability == 2
     assert view.sides["p1"].armor == 1 and view.sides["p2"].secrets == 1
     assert view.discard_top == "QH"
+
+
+def test_a_hero_card_turned_sideways_is_a_hero_power_used():
+    hero = card("UNKNOWN", 450, 535, "p1.hero", 0.9, sideways=True)  # no name: not one of 53
+    view = run(Stabilizer(), [[hero]] * 8)[0].view
+    assert view.sides["p1"].power_used is True and view.sides["p2"].power_used is None

@@ -36,6 +36,7 @@ SECRET_MISS = 3.0
 MARKER_MISS = 1.0
 ILLEGAL = 0.5  # a legal explanation is preferred to an equally close illegal one
 EXPLAINED = 0.5  # at most this far: the view is explained
+NOISE = 1.5  # what a camera's view may be off by with nothing having happened
 DEPTH_TWO_KEEP = 6  # single events kept to try a second one after
 
 
@@ -207,7 +208,8 @@ def explain(game: Game, seen: TableView, hints: Hints = NO_HINTS, *, depth: int 
                 if result:
                     scored.append((result[0], [*first, event], result[1]))
         scored.sort(key=lambda s: (s[0], _unlikely(game, s[1])))
-    if not scored or (scored[0][0] >= still and not hints.attackers):  # a slide: an attack
+    # an event must explain more than a marker miscounted (a slide seen is an attack)
+    if not scored or (scored[0][0] > still - NOISE and not hints.attackers):
         return Explanation([], still)
     best, events, ahead = scored[0]
     outcome = ahead.state().model_dump(exclude={"alerts"})

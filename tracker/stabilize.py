@@ -134,6 +134,14 @@ def _nearest(minions: list[tuple[float, dict]], x: float) -> dict | None:
     return min(minions, key=lambda m: abs(m[0] - x))[1] if minions else None
 
 
+def _power_used(tracks: list[Track], player: str) -> bool | None:
+    """The hero card turned sideways: the hero power is used. The hero card is not one of
+    the 53, so it is named by no one (UNKNOWN); upright it is not always found at all, so
+    not seeing it turned says nothing (None)."""
+    turned = any(t.zone == f"{player}.hero" and t.sideways and not t.face_up for t in tracks)
+    return True if turned else None
+
+
 def build_view(tracks: list[Track]) -> TableView:
     """The stable tracks as the rules read the table (`tracker.view`)."""
     named: dict[str, Track] = {}
@@ -168,7 +176,7 @@ def build_view(tracks: list[Track]) -> TableView:
             durability=sum(1 for t in mine if t.zone == f"{player}.weapon" and t.card == BACK),
             armor=sum(1 for t in mine if t.zone == f"{player}.armor" and t.card == BACK),
             secrets=sum(1 for t in mine if t.zone == f"{player}.secrets" and t.card == BACK),
-            power_used=None)  # the hero card is not one of the 53: not read yet
+            power_used=_power_used(mine, player))
     discard = [t for t in tracks if t.zone == "discard" and t.face_up]
     top = max(discard, key=lambda t: t.first).card if discard else None
     return TableView(sides=sides, deck=0, discard=(top,) if top else ())
