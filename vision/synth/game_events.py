@@ -82,7 +82,9 @@ class Players(Stage):
             x, y = self.geo.reveal_spot(player, spot, card)
             end = Piece(card, True, float(x), float(y), self.geo.upright(player), 150.0,
                         owner=player)
-        start, lift = self._source(card, player, place, end.x)
+        # from the player's hand, whatever the ledger guessed (a card it thought was in the
+        # deck or another hand swaps places with one of this hand); from the discard if there
+        start, lift = self._source(card, player, place if place == "discard" else None, end.x)
         self.fly(player, key, start, end, on_lift=lift)
         if end.z == 150.0:  # a spell: shown before it resolves
             self.wait(float(self.rng.uniform(0.6, 1.1)))
