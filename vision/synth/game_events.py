@@ -17,6 +17,7 @@ from cards import BACK
 from tracker.engine import Game
 from tracker.events import Attack, Event, HeroPower, Mulligan, Play, SecretRevealed
 from tracker.live import PHONE_EVENTS
+from tracker.table import EXTERNAL
 from tracker.view import TableView
 from vision.synth.game_motion import PLAYERS, Stage
 from vision.synth.game_table import Piece, with_attacker
@@ -210,7 +211,7 @@ class Players(Stage):
             if key.startswith("s:"):
                 self.fly(end.owner, key, self._edge_piece(end.owner, BACK, False, end.x), end)
             else:
-                self.from_deck(end.owner, key, end)
+                self.from_deck(end.owner, key, end, _marker(after, key) == EXTERNAL)
         if own in self.pieces and own not in target:  # the spell, once resolved
             self.away(self.pieces[own].owner, own, self.pieces[own].card in new_on_pile, after,
                       shuffled=isinstance(event, SecretRevealed))
@@ -307,8 +308,25 @@ class Players(Stage):
         self.snaps += sum(1 for k, p in target.items()
                           if k not in self.pieces or not self.pieces[k].near(p, 2.0, 3.0))
         self.snaps += sum(1 for k in self.pieces if k not in target)
-        self.pieces = target
+        self.pieces = {k: self.pieces[k] if k in self.pieces and self.pieces[k].near(p, 2.0, 3.0)
+                       else p for k, p in target.items()}
         self.snaps += abs(self.deck - view.deck) + ([c for c, _ in self.discard] != final)
         owners = dict(self.discard)
         self.discard = [(c, owners.get(c, before.active)) for c in final]
         self.deck = view.deck
+
+
+def _marker(game: Game, key: str) -> str | None:
+    """The rules' ledger slot of a face-down marker by its key (`d:7H:0`, `a:p1:2` …): the
+    card it is, None where unseen, EXTERNAL for a stand-in."""
+    kind, owner, index = key.split(":")
+    slots: list = []
+    if kind in "dbt":
+        minion = next((m for side in game.sides.values() for m in side.minions
+                       if m.id == owner), None)
+        slots = {"d": minion.damage, "b": minion.buffs, "t": minion.stack}[kind] if minion else []
+    elif kind == "a":
+        slots = game.sides[owner].armor
+    elif kind == "w" and game.sides[owner].weapon:
+        slots = game.sides[owner].weapon.durability
+    return slots[int(index)] if int(index) < len(slots) else None

@@ -18,10 +18,12 @@ import numpy as np
 from cards import BACK, DECK
 from tracker.engine import Game
 from tracker.events import Event
+from tracker.table import EXTERNAL
 from tracker.view import TableView
 from vision.synth.game_table import Geometry, Piece
 from vision.synth.hands import SKIN_TONES, Hand
 
+STAND_IN = EXTERNAL  # a marker laid once the deck was empty (the rules ledger's stand-in)
 Sink = Callable[[int, list[Piece], list[Piece], list[Hand]], None]
 PLAYERS = ("p1", "p2")
 
@@ -173,7 +175,9 @@ class Stage:
         if on_land:
             on_land()
         else:
-            self.pieces.update({k: b for k, (_, b) in moves.items()})
+            # a face-down card keeps what it is (a stand-in stays one) wherever it goes
+            self.pieces.update({k: b if b.face_up else replace(b, card=a.card)
+                                for k, (a, b) in moves.items()})
         self.landed = self.frame
 
     def fly(self, player: str, key: str, start: Piece, end: Piece, **hooks) -> None:
@@ -209,7 +213,16 @@ class Stage:
         self.deck += 1
 
     def to_deck(self, player: str, keys: list[str]) -> None:
-        """Face-down cards (or one face-up) back under the deck, taken together."""
+        """Face-down cards (or one face-up) back under the deck, taken together; stand-ins
+        (markers laid once the deck was empty) go back to the player's side instead."""
+        spare = [k for k in keys if self.pieces[k].card == STAND_IN]
+        keys = [k for k in keys if k not in spare]
+        if spare:
+            self.carry(player, {k: (self.pieces[k], self._edge_piece(
+                player, STAND_IN, False, self.pieces[k].x)) for k in spare}, spare[-1],
+                on_land=lambda: None)
+        if not keys:
+            return
         moves = {}
         for i, key in enumerate(keys):
             piece = self.pieces[key]
@@ -221,13 +234,14 @@ class Stage:
 
         self.carry(player, moves, keys[-1], on_land=land)
 
-    def from_deck(self, player: str, key: str, end: Piece) -> None:
+    def from_deck(self, player: str, key: str, end: Piece, stand_in: bool = False) -> None:
         """A marker from the deck's top (a stand-in from the player's edge once it is
         empty: the rulebook allows any external marker then)."""
-        if self.deck > 0:
+        if self.deck > 0 and not stand_in:
             self.fly(player, key, self._deck_top(), end, on_lift=self._took_from_deck)
         else:
-            self.fly(player, key, self._edge_piece(player, BACK, False, end.x), end)
+            end = replace(end, card=STAND_IN)
+            self.fly(player, key, self._edge_piece(player, STAND_IN, False, end.x), end)
 
     def away(self, player: str, key: str, to_discard: bool, after: Game,
              shuffled: bool = False) -> None:
