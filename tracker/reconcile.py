@@ -37,6 +37,7 @@ MARKER_MISS = 1.0
 ILLEGAL = 0.5  # a legal explanation is preferred to an equally close illegal one
 EXPLAINED = 0.5  # at most this far: the view is explained
 NOISE = 1.5  # what a camera's view may be off by with nothing having happened
+EXTRA_EVENT = 0.75  # a second event must explain more than one marker
 DEPTH_TWO_KEEP = 6  # single events kept to try a second one after
 
 
@@ -119,13 +120,15 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
     """Single events worth predicting: guided by what changed, never every event there is."""
     player = game.active
     found: list[Event] = []
-    for card in _new_cards(game, seen):
+    shown = [c for c in hints.revealed if c not in expected_view(game).face_up()]
+    for card in dict.fromkeys([*_new_cards(game, seen), *shown]):
         owners = [player, other(player)] if card != JOKER else [player]
         for owner in owners:  # a card seen on the wrong side is still tried, and flagged
             found += card_plays(game, owner, card, rng)
     found += _secrets_set(game, seen, rng)
     characters = [*game.sides] + [m.id for s in game.sides.values() for m in s.minions]
-    for attacker in hints.attackers or [m.id for m in game.sides[player].minions]:
+    slid = [a for a in hints.attackers if game.find(a) is not None]  # not a spell shown
+    for attacker in slid or [m.id for m in game.sides[player].minions]:
         found += [Attack(attacker=attacker, target=t) for t in characters if t != attacker]
     if not hints.attackers and (game.sides[player].weapon or game.attack_of(player) > 0):
         found += [Attack(attacker=player, target=t) for t in characters if t != player]
@@ -182,7 +185,8 @@ def _score(game: Game, events: list[Event], seen: TableView) -> tuple[float, Gam
     if ahead is None:
         return None
     illegal = sum(1 for a in ahead.alerts[len(game.alerts):] if a.severity == "illegal")
-    return view_distance(expected_view(ahead), seen) + ILLEGAL * illegal, ahead
+    extra = EXTRA_EVENT * (len(events) - 1)  # the simplest story first
+    return view_distance(expected_view(ahead), seen) + ILLEGAL * illegal + extra, ahead
 
 
 def _unlikely(game: Game, events: list[Event]) -> int:

@@ -78,15 +78,20 @@ class Stabilizer:
         self._since = 0  # frames the confirmed tracks have looked the same
         self._last_view = build_view([])  # the table starts empty
         self._attackers: dict[str, None] = {}
+        self._shown: dict[str, None] = {}
 
     def update(self, frame: int, seen: list[Sighting]) -> Change | None:
         """Take one frame's sightings; a `Change` when a new stable view holds."""
         self._match(frame, seen)
         self.tracks = [t for t in self.tracks if frame - t.last <= self.patience]
-        for track in self.tracks:  # seen in an attack zone between two stable views
-            if track.hits >= self.confirm and track.face_up and (
-                    track.zone or "").endswith(".attack"):
+        known = self._last_view.face_up()
+        for track in self.tracks:  # what passed between two stable views
+            if track.hits < self.confirm or not track.face_up:
+                continue
+            if (track.zone or "").endswith(".attack"):
                 self._attackers[track.card] = None
+            elif track.card not in known:  # shown: a spell, a secret going off
+                self._shown[track.card] = None
         # lying still on the table: a card in a hand moves with it, and is not in play
         confirmed = [t for t in self.tracks
                      if t.hits >= self.confirm and frame - t.still_since >= self.settle]
@@ -99,8 +104,9 @@ class Stabilizer:
         if view == self._last_view:
             return None
         self._last_view = view
-        hints = Hints(attackers=tuple(self._attackers))
-        self._attackers = {}
+        shown = tuple(c for c in self._shown if c not in view.face_up())
+        hints = Hints(attackers=tuple(self._attackers), revealed=shown)
+        self._attackers, self._shown = {}, {}
         return Change(frame, view, hints)
 
     def _match(self, frame: int, seen: list[Sighting]) -> None:
@@ -138,7 +144,7 @@ def _power_used(tracks: list[Track], player: str) -> bool | None:
     """The hero card turned sideways: the hero power is used. The hero card is not one of
     the 53, so it is named by no one (UNKNOWN); upright it is not always found at all, so
     not seeing it turned says nothing (None)."""
-    turned = any(t.zone == f"{player}.hero" and t.sideways and not t.face_up for t in tracks)
+    turned = any(t.zone == f"{player}.hero" and t.sideways for t in tracks)
     return True if turned else None
 
 
