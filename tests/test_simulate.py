@@ -212,3 +212,50 @@ def test_camera_faults_are_injected_and_listed(tmp_path):
 def test_a_faults_spec_that_cannot_be_used_is_one_line(tmp_path, spec):
     code, _, stderr, _ = simulate(tmp_path, LOG_LINES[:3], "--faults", spec)
     assert code == 2 and stderr.count("\n") == 1 and "--faults" in stderr
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_illegal_plays_are_drawn_as_the_rules_apply_them(seed):
+    """A log that breaks rules (cards not in hand, mana short, wrong targets) is drawn too:
+    the table the hands leave is the rules' view after each event, deck known or not."""
+    import random
+
+    from cards import DECK
+    from tracker.engine import EngineError
+    from tracker.events import Attack, EndTurn, NewGame, Play
+    from tracker.legality import candidate_moves
+
+    rng = random.Random(seed)
+    deck = list(DECK)
+    rng.shuffle(deck)
+    events = [NewGame(heroes={"p1": "garrosh", "p2": "jaina"}, deck=deck if seed % 2 else None)]
+    game = Game.replay(events)
+    illegal = 0
+    while not game.over and len(events) < 80:
+        moves = candidate_moves(game, rng)
+        wrong = [m for m in moves if not game.is_legal(m)]
+        right = [m for m in moves if game.is_legal(m)] or [EndTurn()]
+        pick = rng.random()
+        move = (EndTurn() if pick < 0.15 else rng.choice(wrong) if pick < 0.3 and wrong
+                else Play(player=rng.choice(["p1", "p2"]), card=rng.choice(DECK))
+                if pick < 0.4 else Attack(attacker="p1", target="p1") if pick < 0.42
+                else rng.choice(right))
+        try:
+            illegal += not game.is_legal(move)
+            game.apply(move)
+            events.append(move)
+        except EngineError:
+            continue
+    assert illegal >= 5
+    geo = Geometry(default_layout(), (63.0, 88.0), seed)
+    nrng = np.random.default_rng(seed)
+    stage = Players(geo, nrng, 5.0, lambda *frame: None, Identities(events, nrng))
+    replay = Game()
+    for index, event in enumerate(events):
+        before = replay.copy()
+        replay.apply(event)
+        view = expected_view(replay)
+        if index == 0:
+            stage.pieces = {k: p for k, p in geo.arrange(view).items() if k.startswith("hero")}
+        stage.event(event, before, replay, view)
+        assert stage.snaps == 0, (index, event)
