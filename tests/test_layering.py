@@ -96,11 +96,18 @@ def test_the_runtime_and_the_benchmarks_are_found():
     assert {"recognize.py", "vision.py", "classifier.py"} <= {path.name for path in BENCH}
 
 
+# `simulate` is a command of the one console script, so the CLI reaches the simulator, and
+# only there, inside that command's handler (the live path never runs it)
+SIMULATOR_DOOR = ("companion_api.cli", {"vision.synth", "vision.synth.game_video"})
+
+
 @pytest.mark.parametrize("path", RUNTIME, ids=lambda p: str(p.relative_to(ROOT)))
 def test_what_runs_live_imports_no_synthetic_data_no_models_and_no_torch(path: Path):
-    wrong = sorted(name for name in imports(path)
-                   if within(name, SYNTH) or within(name, "models") or within(name, "torch"))
-    assert wrong == []
+    wrong = {name for name in imports(path)
+             if within(name, SYNTH) or within(name, "models") or within(name, "torch")}
+    if module_name(path) == SIMULATOR_DOOR[0]:
+        wrong -= SIMULATOR_DOOR[1]
+    assert sorted(wrong) == []
 
 
 @pytest.mark.parametrize("path", BENCH, ids=lambda p: str(p.relative_to(ROOT)))

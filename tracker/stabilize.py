@@ -90,7 +90,7 @@ class Stabilizer:
                 continue
             if (track.zone or "").endswith(".attack"):
                 self._attackers[track.card] = None
-            elif track.card not in known:  # shown: a spell, a secret going off
+            elif track.card not in known and track.zone:  # shown: a spell, a secret
                 self._shown[track.card] = None
         # lying still on the table: a card in a hand moves with it, and is not in play
         confirmed = [t for t in self.tracks

@@ -1,0 +1,66 @@
+"""The whole path on a short simulated game: `simulate` draws it, `track` reads it back
+through the real recogniser, stabilizer and tracker (nothing read from truth.jsonl).
+
+This is the path's smoke test (it runs, its outputs keep their contracts, the minions it
+reads are the ones played); the accuracy figures over whole games are `bench/track.py`'s.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from companion_api.cli import replay_log
+from tracker.bot import play_game
+from tracker.events import dump_log
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "companion_api.cli", *args],
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def tracked(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("e2e")
+    game = play_game(("jaina", "garrosh"), seed=1, sensible=True)
+    dump_log(game.events[:12], folder / "game.jsonl")
+    made = _cli("simulate", str(folder / "game.jsonl"), "--out", str(folder / "sim"),
+                "--seed", "3", "--fps", "10")
+    assert made.returncode == 0, made.stderr
+    run = _cli("track", str(folder / "sim" / "frames"), "--phone",
+               str(folder / "sim" / "phone.jsonl"), "--json", "--events",
+               str(folder / "got.jsonl"))
+    assert run.returncode == 0, run.stderr
+    return folder, json.loads(run.stdout)
+
+
+def test_track_prints_the_state_as_replay_does_and_its_log_replays(tracked):
+    folder, state = tracked
+    replayed = replay_log(folder / "got.jsonl").state().model_dump(mode="json")
+    assert {k: v for k, v in state.items() if k in replayed} == replayed
+    assert state["frames"] == len(list((folder / "sim" / "frames").iterdir()))
+    assert {"questions", "unexplained"} <= state.keys()
+
+
+def test_the_phone_gives_the_game_and_its_turns_the_camera_the_rest(tracked):
+    folder, state = tracked
+    truth = replay_log(folder / "game.jsonl").state()
+    assert [state["players"][p]["hero"] for p in ("p1", "p2")] == ["jaina", "garrosh"]
+    assert state["turn"] == truth.turn and state["active"] == truth.active
+    events = [json.loads(line) for line in (folder / "got.jsonl").read_text().splitlines()]
+    assert {e["source"] for e in events} <= {"phone", "camera"}
+    assert all(e["source"] == "camera" for e in events
+               if e["type"] not in ("new_game", "end_turn", "concede"))
+
+
+def test_the_minions_on_the_table_are_read(tracked):
+    folder, state = tracked
+    truth = replay_log(folder / "game.jsonl").state()
+    for player in ("p1", "p2"):
+        want = {m.card for m in truth.players[player].minions if m.card}
+        got = {m["card"] for m in state["players"][player]["minions"] if m["card"]}
+        assert got == want, player
