@@ -12,4 +12,10 @@ Training samples and scenes, the tests' scenes and the end-to-end game videos (D
   light, blur, noise and JPEG
 - `render`: a scene seen by its camera -> an image and exact labels
   (`python -m vision.synth.render --seed 1 --out scene.png --annotate`)
+- the game simulator (`hearthtop-companion simulate`, `docs/table.md`), which replays a
+  game's log with the rules (`tracker`): `game_video` (the command), `game_table` (the
+  rules' view laid out in the zones), `game_events` and `game_motion` (each event played
+  card by card by the players' hands), `game_frames` (the frames), `game_faults` (camera
+  faults); `game_views`: what a perfect camera would see of a game, for the tracker's
+  benchmark
 """
