@@ -67,3 +67,16 @@ def test_a_hero_card_turned_sideways_is_a_hero_power_used():
     hero = card("UNKNOWN", 450, 535, "p1.hero", 0.9, sideways=True)  # no name: not one of 53
     view = run(Stabilizer(), [[hero]] * 8)[0].view
     assert view.sides["p1"].power_used is True and view.sides["p2"].power_used is None
+
+
+def test_a_sure_guess_names_a_card_the_recogniser_would_not_and_a_stack_is_one_token():
+    top = Sighting("UNKNOWN", 0.99, 835, 300, "discard", guess="JK")  # a pile's top card
+    unsure = Sighting("UNKNOWN", 0.6, 700, 180, "p2.minions", guess="9S")
+    stack = [card("BACK", 300 + dx, 420, "p1.minions") for dx in (0, 4, 8)]  # one token
+    minion = card("6H", 500, 420, "p1.minions")
+    marker = card("BACK", 505, 430, "p1.minions", sideways=True)
+    view = run(Stabilizer(), [[top, unsure, *stack, minion, marker]] * 8)[0].view
+    assert view.discard_top == "JK"
+    assert view.sides["p2"].minions == ()  # an unsure guess names nothing
+    p1 = view.sides["p1"].minions
+    assert [(m.card, m.damage) for m in p1] == [(None, 0), ("6H", 1)]

@@ -23,7 +23,11 @@ from .reconcile import Hints
 from .view import MinionView, SideView, TableView
 
 UNKNOWN = "UNKNOWN"
+GUESS_CONFIDENCE = 0.9  # a guess this sure counts, as a part of a sure name …
+GUESS_WEIGHT = 0.5  # … so that frames that name the card outvote it
 STILL_MM = 4.0  # a card that moves less between frames lies still (detection jitters)
+MARKER_REACH_MM = 35.0  # a face-down card this near a minion's centre is under it
+STACK_MM = 25.0  # face-down cards this near one another are one token's stack
 PLAYERS = ("p1", "p2")
 
 
@@ -35,6 +39,9 @@ class Sighting:
     y: float
     zone: str | None  # the layout's zone there (p1.minions, deck …)
     sideways: bool = False
+    # the likeliest name where `card` is UNKNOWN: the recogniser abstains on a card it
+    # does not see whole (tucked under another, in a pile), yet is mostly right about it
+    guess: str | None = None
 
 
 @dataclass
@@ -133,11 +140,18 @@ class Stabilizer:
             track.hits += 1
             if moved > self.reach / 2:  # picked up and put down elsewhere: a fresh look
                 track.votes.clear()
-            track.votes[sight.card] += max(sight.confidence, 0.05)
+            if sight.card != UNKNOWN:
+                track.votes[sight.card] += max(sight.confidence, 0.05)
+            elif sight.guess and sight.confidence >= GUESS_CONFIDENCE and _holds_cards(
+                    sight.zone):
+                track.votes[sight.guess] += GUESS_WEIGHT * sight.confidence
+            else:
+                track.votes[UNKNOWN] += max(sight.confidence, 0.05)
 
 
-def _nearest(minions: list[tuple[float, dict]], x: float) -> dict | None:
-    return min(minions, key=lambda m: abs(m[0] - x))[1] if minions else None
+def _holds_cards(zone: str | None) -> bool:
+    """Where playing cards lie: a zone of the table, not a hero card's."""
+    return zone is not None and not zone.endswith(".hero")
 
 
 def _power_used(tracks: list[Track], player: str) -> bool | None:
@@ -165,14 +179,19 @@ def build_view(tracks: list[Track]) -> TableView:
                     and named.get(t.card) is t:
                 minions.append((t.x, {"card": t.card, "damage": 0, "buffs": 0,
                                       "attacking": zone == "attack"}))
-        for t in mine:
+        cards = list(minions)
+        stacks: list[float] = []
+        for t in sorted(mine, key=lambda t: t.x):
             zone = t.zone.split(".", 1)[1]
-            if zone in ("minions", "totems") and t.card == BACK:
-                if t.sideways and (owner := _nearest(minions, t.x)):
-                    owner["damage"] += 1
-                elif not t.sideways:
-                    minions.append((t.x, {"card": None, "damage": 0, "buffs": 0,
-                                          "attacking": False}))
+            if zone not in ("minions", "totems") or t.card != BACK:
+                continue
+            owner = min(cards, key=lambda m: abs(m[0] - t.x)) if cards else None
+            if owner and abs(owner[0] - t.x) < MARKER_REACH_MM:  # tucked under a minion
+                owner[1]["damage" if t.sideways else "buffs"] += 1
+            elif not t.sideways and not (stacks and t.x - stacks[-1] < STACK_MM):
+                stacks.append(t.x)  # a token: a face-down stack (its lower cards offset)
+        minions += [(x, {"card": None, "damage": 0, "buffs": 0, "attacking": False})
+                    for x in stacks]
         weapon = next((t.card for t in mine if t.zone == f"{player}.weapon" and t.face_up),
                       None)
         sides[player] = SideView(
