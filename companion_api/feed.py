@@ -12,6 +12,7 @@ and says how the camera is doing (`ok`, `lost`, `moved`) in the state's `camera`
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -47,6 +48,8 @@ class CameraFeed:
         self.tracker = LiveTracker()
         self.status = "lost"
         self.jpeg: bytes | None = None  # the latest annotated frame
+        self._status = "lost"  # how the last frame looked
+        self._seen = None  # the cards read in the last frame (None: no calibration)
         self._inputs: list[Event] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -120,26 +123,43 @@ class CameraFeed:
                 status = "lost" if started - last_frame > LOST_AFTER_S else status
             else:
                 last_frame = started
-                update = calibrations.update(frame)
-                calibration = update.calibration
-                status = "moved" if update.status == "moved" else (
-                    "ok" if calibration is not None else "lost")
-                obs = None
-                if calibration is not None:
-                    obs = recognizer.observe(frame, calibration.image_to_table, self.frame)
-                    change = stabilizer.update(
-                        self.frame, sightings(obs, calibration.to_table, self.layout))
-                    if change is not None:
-                        self.tracker.seen(change.view, change.hints)
-                        changed = True
+                try:
+                    changed |= self._look(frame, recognizer, calibrations, stabilizer)
+                except Exception as error:  # one bad frame must not stop the game
+                    print(f"hearthtop-companion: warning: frame {self.frame} skipped "
+                          f"({type(error).__name__}: {error})", file=sys.stderr)
+                status = self._status
                 if started - shown >= 1.0 / STREAM_FPS:
-                    self.jpeg, shown = _annotated(frame, obs), started
+                    self.jpeg, shown = _annotated(frame, self._seen), started
                 self.frame += 1
             if changed or status != self.status:
                 self.status = status
                 self.publish(self.tracker, status)
             if period:
                 time.sleep(max(0.0, period - (time.monotonic() - started)))
+        self._idle()
+
+    def _look(self, frame: np.ndarray, recognizer, calibrations: CalibrationTracker,
+              stabilizer: Stabilizer) -> bool:
+        """One frame through calibration, recogniser, stabilizer and tracker; True when the
+        game's log may have changed."""
+        update = calibrations.update(frame)
+        calibration = update.calibration
+        self._status = "moved" if update.status == "moved" else (
+            "ok" if calibration is not None else "lost")
+        self._seen = None  # no calibration: the stream shows the frame and says so
+        if calibration is None:
+            return False
+        obs = recognizer.observe(frame, calibration.image_to_table, self.frame)
+        self._seen = obs
+        change = stabilizer.update(self.frame,
+                                   sightings(obs, calibration.to_table, self.layout))
+        if change is None:
+            return False
+        self.tracker.seen(change.view, change.hints)
+        return True
+
+    def _idle(self) -> None:
         self.status = "lost"  # the recording ended: the phone's inputs still count
         self.publish(self.tracker, "lost")
         while not self._stop.wait(0.1):

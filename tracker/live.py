@@ -10,8 +10,11 @@ the answer (`answer`), which replays the log from that point.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
+from .board import EngineError
+from .cards import other
 from .engine import Game
 from .events import Event, NewGame
 from .narrate import describe_event
@@ -84,7 +87,7 @@ class LiveTracker:
     def _unmask_secrets(self, revealed: tuple[str, ...]) -> None:
         """A secret is set face down, so the camera guessed its card; turned over, it shows
         which it was: the guess is corrected where it went in the log."""
-        waiting = "p2" if self.game.active == "p1" else "p1"
+        waiting = other(self.game.active)
         secrets = self.game.sides[waiting].secrets
         hero = self.game.sides[waiting].hero
         for card in revealed:
@@ -97,12 +100,14 @@ class LiveTracker:
                     break
 
     def _rewrite(self, index: int, events: list[Event], length: int = 1) -> None:
-        """Replace `length` events of the log from `index` by `events`; replay the rest."""
+        """Replace `length` events of the log from `index` by `events`; replay the rest. A
+        later event that no longer makes sense on the table it now meets is dropped."""
         later = self.game.events[index + length:]
         while len(self.game.events) > index:
             self.game.pop()
         for event in [*events, *later]:
-            self.game.apply(event)
+            with contextlib.suppress(EngineError):
+                self.game.apply(event)
 
     def _words(self, events: list[Event]) -> str:
         ahead, words = self.game.copy(), []
