@@ -134,7 +134,7 @@ class CameraFeed:
                 self.frame += 1
             if changed or status != self.status:
                 self.status = status
-                self.publish(self.tracker, status)
+                self._publish()
             if period:
                 time.sleep(max(0.0, period - (time.monotonic() - started)))
         self._idle()
@@ -161,10 +161,17 @@ class CameraFeed:
 
     def _idle(self) -> None:
         self.status = "lost"  # the recording ended: the phone's inputs still count
-        self.publish(self.tracker, "lost")
+        self._publish()
         while not self._stop.wait(0.1):
             if self._take_inputs():
-                self.publish(self.tracker, "lost")
+                self._publish()
+
+    def _publish(self) -> None:
+        try:
+            self.publish(self.tracker, self.status)
+        except Exception as error:  # the server is stopping, or refused: the next change
+            print(f"hearthtop-companion: warning: the state was not updated "
+                  f"({type(error).__name__}: {error})", file=sys.stderr)
 
     def _take_inputs(self) -> bool:
         with self._lock:

@@ -177,7 +177,10 @@ class Session:
         while len(self.game.events) > max(shared, 1):
             self.undo()
         for event in events[len(self.game.events):]:
-            self.add(event)
+            try:
+                self.add(event)
+            except Refused:  # after the end of the game, as a rewritten log may have it
+                break
 
     def _result(self) -> str:
         winner = self.game.winner
