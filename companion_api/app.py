@@ -34,6 +34,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from cards import CardError, check_card_id
+from tracker.engine import EngineError, Game
 from tracker.events import Event, LogError, NewGame, Player, parse_event
 from tracker.live import PHONE_EVENTS
 from tracker.questions import Answer
@@ -339,6 +340,11 @@ def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits()
         if event.type not in PHONE_EVENTS:
             raise Refused(409, f"the camera keeps this game: a {event.type} is read from the "
                                "table; the phone gives only new game, end of turn and concede")
+        if isinstance(event, NewGame):  # refused here: the camera's thread cannot answer
+            try:
+                Game().apply(event)
+            except EngineError as error:
+                raise Refused(422, str(error)) from None
         app.state.feed.phone(event)
         return True
 

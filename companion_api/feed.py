@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from calibration import CalibrationTracker, Layout, default_layout
+from tracker.engine import EngineError
 from tracker.events import Event
 from tracker.live import LiveTracker
 from tracker.stabilize import Stabilizer
@@ -177,12 +178,15 @@ class CameraFeed:
         with self._lock:
             inputs, self._inputs = self._inputs, []
         for item in inputs:
-            if isinstance(item, tuple):
-                choice = next((c for c in self.tracker.choices if c.id == item[0]), None)
-                if choice is not None and item[1] < len(choice.options):
-                    self.tracker.answer(choice, item[1])
-            else:
-                self.tracker.phone(item)
+            try:
+                if isinstance(item, tuple):
+                    choice = next((c for c in self.tracker.choices if c.id == item[0]), None)
+                    if choice is not None and item[1] < len(choice.options):
+                        self.tracker.answer(choice, item[1])
+                else:
+                    self.tracker.phone(item)
+            except EngineError as error:  # checked before it came; never stop the camera
+                print(f"hearthtop-companion: warning: {error}", file=sys.stderr)
         return bool(inputs)
 
 

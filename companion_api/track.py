@@ -19,7 +19,8 @@ import cv2
 import numpy as np
 
 from calibration import CalibrationTracker, Layout, default_layout
-from tracker.events import Event, LogError, parse_event
+from tracker.events import Event, LogError, NewGame, parse_event
+from tracker.heroes import HeroError, get_hero
 from tracker.live import PHONE_EVENTS, LiveTracker
 from tracker.stabilize import Sighting, Stabilizer
 from vision.observation import SIDEWAYS, Observation
@@ -69,11 +70,18 @@ def read_phone(path: Path) -> dict[int, list[Event]]:
         try:
             entry = json.loads(line)
             frame, event = int(entry["frame"]), parse_event(entry["event"])
-        except (ValueError, KeyError, TypeError, LogError) as error:
-            raise TrackError(f"{path}:{number}: not a phone input ({error})") from None
+        except (ValueError, KeyError, TypeError, LogError, RecursionError) as error:
+            reason = "nested too deeply" if isinstance(error, RecursionError) else error
+            raise TrackError(f"{path}:{number}: not a phone input ({reason})") from None
         if event.type not in PHONE_EVENTS:
             raise TrackError(f"{path}:{number}: {event.type} is not a phone input "
                              f"(only {', '.join(PHONE_EVENTS)})")
+        if isinstance(event, NewGame):
+            try:
+                for hero in event.heroes.values():
+                    get_hero(hero)
+            except HeroError as error:
+                raise TrackError(f"{path}:{number}: {error}") from None
         inputs.setdefault(frame, []).append(event)
     return inputs
 

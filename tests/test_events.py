@@ -64,6 +64,13 @@ def test_read_log_skips_blank_lines_and_names_the_bad_line(tmp_path):
         read_log(path)
 
 
+def test_a_line_nested_too_deeply_is_a_one_line_error(tmp_path):
+    path = tmp_path / "log.jsonl"
+    path.write_text('{"type": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    with pytest.raises(LogError, match=r"log.jsonl:1: JSON nested too deeply to be an event"):
+        read_log(path)
+
+
 def test_card_costs_and_stats_follow_the_rank():
     assert [parse_card(f"{r}H").cost for r in ("2", "5", "6", "7", "10", "J", "Q", "K", "A")] \
         == [2, 5, 1, 2, 5, 1, 2, 3, 4]

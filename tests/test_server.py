@@ -245,6 +245,8 @@ def test_with_a_source_the_camera_keeps_the_game_and_the_phone_gives_the_rest(tm
         while live.get("/api/state").json()["phase"] != "mulligan":
             assert time.monotonic() < deadline, "the phone's new game never reached the state"
             time.sleep(0.1)
+        bad = live.post("/api/new-game", {"heroes": {"p1": "bob", "p2": "thrall"}})
+        assert bad.status_code == 422 and "unknown hero 'bob'" in bad.json()["detail"]
         refused = live.post("/api/events", {"type": "play", "player": "p1", "card": "6H"})
         assert refused.status_code == 409 and "read from the table" in refused.json()["detail"]
         assert live.post("/api/undo").status_code == 409

@@ -27,6 +27,10 @@ def test_the_phone_inputs_are_read_by_frame(tmp_path):
 @pytest.mark.parametrize("line, says", [
     ('{"frame": 3}', "not a phone input"),
     ('not json', "not a phone input"),
+    ('{"frame": 1, "event": ' + "[" * 100_000 + "]" * 100_000 + "}",
+     r"not a phone input \(nested too deeply\)"),
+    ('{"frame": 1, "event": {"type": "new_game", "heroes": {"p1": "bob", "p2": "jaina"}}}',
+     "unknown hero 'bob'"),
     ('{"frame": 1, "event": {"type": "play", "player": "p1", "card": "6H"}}',
      "play is not a phone input"),
 ])

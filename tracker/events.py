@@ -204,6 +204,8 @@ def parse_event(data: str | dict) -> Event:
             data = json.loads(data)
         except json.JSONDecodeError as error:
             raise LogError(f"not valid JSON ({error.msg})") from None
+        except RecursionError:
+            raise LogError("JSON nested too deeply to be an event") from None
     if not isinstance(data, dict):
         raise LogError("an event must be a JSON object")
     try:
