@@ -29,26 +29,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tracker.bot import play_game
-from tracker.engine import Game
 from tracker.events import Attack, EndTurn, Event, Play, parse_event
 from tracker.heroes import hero_names
 from tracker.live import LiveTracker
-from vision.synth.game_views import perfect_views
-
-IGNORED = {"source", "confidence", "revealed"}
-
-
-def key(event: Event) -> str:
-    return event.model_copy().model_dump_json(exclude=IGNORED, exclude_none=True)
-
-
-def board(game: Game) -> dict:
-    state = game.state().model_dump(exclude={"alerts"})
-    for side in state["players"].values():
-        for minion in side["minions"]:
-            if minion["card"] is None:
-                minion["id"] = "token"
-    return state
+from vision.synth.game_views import event_key, perfect_views, readable_state
 
 
 def run_game(events: list[Event]) -> tuple[LiveTracker, list[str], list[str]]:
@@ -57,18 +41,13 @@ def run_game(events: list[Event]) -> tuple[LiveTracker, list[str], list[str]]:
         if step.phone is not None:
             tracker.phone(step.phone)
         else:
-            truth.append(key(step.event))
+            truth.append(event_key(step.event))
             tracker.seen(step.view, step.hints)
-    recovered = [key(e) for e in tracker.events if e.source == "camera"]
+    recovered = [event_key(e) for e in tracker.events if e.source == "camera"]
     return tracker, truth, recovered
 
 
 # --- illegal plays written into legal games -------------------------------------------------
-
-def _first_turn_of(game: Game, player: str) -> int:
-    return next(i for i, e in enumerate(game.events) if e.type == "end_turn"
-                and Game.replay(game.events[:i + 1]).active == player)
-
 
 def illegal_games(seed: int) -> list[tuple[str, list[Event]]]:
     """(alert code, events) for kinds of illegal play: each a legal bot game's opening with
@@ -76,8 +55,6 @@ def illegal_games(seed: int) -> list[tuple[str, list[Event]]]:
     cases: list[tuple[str, list[Event]]] = []
     base = play_game(("jaina", "garrosh"), seed=seed, sensible=True).events
     opening = base[:3]  # new game and both mulligans
-    game = Game.replay(opening)
-    game.begin()
     cases.append(("not_enough_mana", [*opening, Play(player="p1", card="5H")]))
     cases.append(("out_of_turn", [*opening, Play(player="p2", card="6H")]))
     cases.append(("hero_power_used", [*opening, EndTurn(), EndTurn(), EndTurn(),
@@ -113,17 +90,17 @@ def main() -> None:
         heroes = (names[number % 9], names[(number * 4 + 3) % 9])
         truth = play_game(heroes, seed=args.seed + number, sensible=True)
         tracker, wanted, got = run_game(truth.events)
-        right_states += board(tracker.game) == board(truth)
+        right_states += readable_state(tracker.game) == readable_state(truth)
         blocks = difflib.SequenceMatcher(a=wanted, b=got, autojunk=False).get_matching_blocks()
         hits = sum(b.size for b in blocks)
         matched, truth_n = matched + hits, truth_n + len(wanted)
         recovered_n += len(got)
         questions.append(len(tracker.choices))
         legal_alerts += sum(1 for a in tracker.game.alerts if a.severity == "illegal")
-        for kind in {parse_event(w).type for w in wanted} - set():
-            kinds = [w for w in wanted if parse_event(w).type == kind]
-            found = sum(1 for w in kinds if w in got)
-            misses[kind] = misses.get(kind, 0) + len(kinds) - found
+        for wanted_event in wanted:
+            if wanted_event not in got:
+                kind = parse_event(wanted_event).type
+                misses[kind] = misses.get(kind, 0) + 1
     elapsed = time.perf_counter() - started
     print(f"hearthtop tracker benchmark: {args.games} bot games through a perfect camera "
           f"(the reconciler and live tracker alone); {elapsed:.1f} s")

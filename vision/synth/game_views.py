@@ -46,3 +46,24 @@ def perfect_views(events: list[Event]) -> Iterator[Step]:
         else:
             turned = ()
         yield Step(event, None, view, Hints(attackers, turned))
+
+
+# what no camera can tell apart: left out when a tracked game is compared with its truth
+UNSEEN_FIELDS = {"source", "confidence", "revealed"}
+
+
+def event_key(event: Event) -> str:
+    """An event as the camera can know it (not who reported it, how sure, which cards a
+    Totemic Call turned over that went back under the deck)."""
+    return event.model_dump_json(exclude=UNSEEN_FIELDS, exclude_none=True)
+
+
+def readable_state(game: Game) -> dict:
+    """The state a player reads off the score, token ids (the engine's numbering, which no
+    camera reads) aside."""
+    state = game.state().model_dump(exclude={"alerts"})
+    for side in state["players"].values():
+        for minion in side["minions"]:
+            if minion["card"] is None:
+                minion["id"] = "token"
+    return state
