@@ -184,7 +184,8 @@ def _score(game: Game, events: list[Event], seen: TableView) -> tuple[float, Gam
     ahead = _after(game, events)
     if ahead is None:
         return None
-    illegal = sum(1 for a in ahead.alerts[len(game.alerts):] if a.severity == "illegal")
+    # an explanation is legal or not: the rules one event breaks are not counted one by one
+    illegal = len({a.event for a in ahead.alerts[len(game.alerts):] if a.severity == "illegal"})
     extra = EXTRA_EVENT * (len(events) - 1)  # the simplest story first
     return view_distance(expected_view(ahead), seen) + ILLEGAL * illegal + extra, ahead
 
