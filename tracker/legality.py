@@ -289,7 +289,8 @@ CHECKS: dict[str, Callable[[Board, Event], Found]] = {
 
 # --- move generation -------------------------------------------------------------------
 
-def _characters(board: Board) -> list[str]:
+def characters(board: Board) -> list[str]:
+    """Every character's id: both heroes, then each side's minions."""
     return [*board.sides] + [m.id for s in board.sides.values() for m in s.minions]
 
 
@@ -298,7 +299,7 @@ def _target_options(board: Board, player: str, ability: Ability,
     rule = ability.targeting
     if rule.kind is None:
         return [None]
-    everyone = _characters(board)
+    everyone = characters(board)
     if rule.count == "split":
         enemies = [c for c in everyone if board.owner(board.find(c)) != player]
         points = split_points(board, player, ability)
@@ -325,7 +326,7 @@ def candidate_moves(board: Board, rng: random.Random) -> list[Event]:
     for target in _target_options(board, player, side.hero.power, rng):
         moves.append(HeroPower(player=player, target=target, source="bot"))
     attackers = [player] + [m.id for m in side.minions]
-    for attacker, target in itertools.product(attackers, _characters(board)):
+    for attacker, target in itertools.product(attackers, characters(board)):
         moves.append(Attack(attacker=attacker, target=target, source="bot"))
     return moves
 
@@ -356,7 +357,7 @@ def reactions(board: Board) -> list[Event]:
                   for n in range(len(side.hand) - side.hand.count(JOKER) + 1)]
     waiting = next(p for p in board.sides if p != board.active)
     for card in dict.fromkeys(board.sides[waiting].secrets):
-        for target in [None, *_characters(board)]:
+        for target in [None, *characters(board)]:
             found.append(SecretRevealed(player=waiting, card=card, target=target))
     found += [Concede(player=p) for p in board.sides]
     return found

@@ -25,7 +25,7 @@ from .cards import other
 from .engine import EngineError, Game
 from .events import Attack, Event, SecretRevealed
 from .intent import against_intent
-from .legality import card_plays, power_uses
+from .legality import card_plays, characters, power_uses
 from .view import MinionView, SideView, TableView, expected_view
 
 # What a difference weighs: a face-up card in the wrong place is a certain miss; a marker
@@ -110,31 +110,27 @@ def view_distance(expected: TableView, seen: TableView) -> float:
 
 # --- what might have happened ---------------------------------------------------------------
 
-def _new_cards(game: Game, seen: TableView) -> list[str]:
-    """Face-up cards the camera sees that the game does not have face up."""
-    known = expected_view(game).face_up()
-    return [card for card in seen.face_up() if card not in known]
-
-
 def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) -> list[Event]:
     """Single events worth predicting: guided by what changed, never every event there is."""
     player = game.active
     found: list[Event] = []
-    shown = [c for c in hints.revealed if c not in expected_view(game).face_up()]
-    for card in dict.fromkeys([*_new_cards(game, seen), *shown]):
+    known = expected_view(game).face_up()
+    new = [card for card in seen.face_up() if card not in known]  # face up, not in the game
+    shown = [card for card in hints.revealed if card not in known]
+    for card in dict.fromkeys([*new, *shown]):
         owners = [player, other(player)] if card != JOKER else [player]
         for owner in owners:  # a card seen on the wrong side is still tried, and flagged
             found += card_plays(game, owner, card, rng)
     found += _secrets_set(game, seen, rng)
-    characters = [*game.sides] + [m.id for s in game.sides.values() for m in s.minions]
+    everyone = characters(game)
     slid = [a for a in hints.attackers if game.find(a) is not None]  # not a spell shown
     for attacker in slid or [m.id for m in game.sides[player].minions]:
-        found += [Attack(attacker=attacker, target=t) for t in characters if t != attacker]
+        found += [Attack(attacker=attacker, target=t) for t in everyone if t != attacker]
     if not hints.attackers and (game.sides[player].weapon or game.attack_of(player) > 0):
-        found += [Attack(attacker=player, target=t) for t in characters if t != player]
+        found += [Attack(attacker=player, target=t) for t in everyone if t != player]
     uses = power_uses(game, player, rng)
     found += uses
-    revealed = list(hints.revealed) or _new_cards(game, seen)
+    revealed = list(hints.revealed) or new
     if revealed:  # Totemic Call's cards turned over: the totem stays face up
         found += [use.model_copy(update={"revealed": revealed}) for use in uses]
     found += _secrets_revealed(game, seen, hints)
@@ -149,9 +145,8 @@ def _secrets_revealed(game: Game, seen: TableView, hints: Hints) -> list[Event]:
     if seen.sides[waiting].secrets >= len(secrets):
         return []
     cards = [c for c in hints.revealed if c in secrets] or list(dict.fromkeys(secrets))
-    characters = [*game.sides] + [m.id for s in game.sides.values() for m in s.minions]
     return [SecretRevealed(player=waiting, card=card, target=target)
-            for card in cards for target in [None, *characters]]
+            for card in cards for target in [None, *characters(game)]]
 
 
 def _secrets_set(game: Game, seen: TableView, rng: random.Random) -> list[Event]:
