@@ -21,13 +21,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration import CalibrationTracker, Layout, default_layout
+from calibration import Layout, default_layout
 from tracker.engine import EngineError
 from tracker.events import Event
 from tracker.live import LiveTracker
-from tracker.stabilize import Stabilizer
 
-from .track import IMAGES, sightings
+from .track import TableReader, TrackError, frames_of
 
 LOST_AFTER_S = 2.0  # no frame for this long: the camera is lost
 RETRY_S = 1.0  # between attempts to open a lost camera again
@@ -49,8 +48,6 @@ class CameraFeed:
         self.tracker = LiveTracker()
         self.status = "lost"
         self.jpeg: bytes | None = None  # the latest annotated frame
-        self._status = "lost"  # how the last frame looked
-        self._seen = None  # the cards read in the last frame (None: no calibration)
         self._inputs: list[Event] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -87,9 +84,11 @@ class CameraFeed:
         """Frames as they come: a folder at its frame rate, a camera or stream as it gives
         them (opened again when lost)."""
         path = Path(self.source)
-        if path.is_dir():
-            for image in sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGES):
-                yield cv2.imread(str(image), cv2.IMREAD_COLOR)
+        if path.exists():  # a recording: a folder of frames or a video file, to its end
+            try:
+                yield from (frame for _, frame in frames_of(path))
+            except TrackError as error:
+                print(f"hearthtop-companion: warning: {error}", file=sys.stderr)
             return
         capture = _open(self.source)
         while not self._stop.is_set():
@@ -97,8 +96,6 @@ class CameraFeed:
             if ok:
                 yield frame
                 continue
-            if path.is_file():
-                return  # a recording's end
             yield None
             capture.release()
             time.sleep(RETRY_S)
@@ -106,11 +103,7 @@ class CameraFeed:
         capture.release()
 
     def _run(self) -> None:
-        from vision.pipeline import Recognizer  # the models load in this thread
-
-        recognizer = Recognizer(video=True)
-        calibrations = CalibrationTracker(tuple(self.layout.table_mm))
-        stabilizer = Stabilizer()
+        reader = TableReader(self.tracker, self.layout)  # the models load in this thread
         period = 1.0 / self.fps if Path(self.source).is_dir() else 0.0
         last_frame = time.monotonic()
         shown = 0.0
@@ -125,13 +118,13 @@ class CameraFeed:
             else:
                 last_frame = started
                 try:
-                    changed |= self._look(frame, recognizer, calibrations, stabilizer)
+                    changed |= reader.look(self.frame, frame)
                 except Exception as error:  # one bad frame must not stop the game
                     print(f"hearthtop-companion: warning: frame {self.frame} skipped "
                           f"({type(error).__name__}: {error})", file=sys.stderr)
-                status = self._status
+                status = reader.status
                 if started - shown >= 1.0 / STREAM_FPS:
-                    self.jpeg, shown = _annotated(frame, self._seen), started
+                    self.jpeg, shown = _annotated(frame, reader.seen), started
                 self.frame += 1
             if changed or status != self.status:
                 self.status = status
@@ -139,26 +132,6 @@ class CameraFeed:
             if period:
                 time.sleep(max(0.0, period - (time.monotonic() - started)))
         self._idle()
-
-    def _look(self, frame: np.ndarray, recognizer, calibrations: CalibrationTracker,
-              stabilizer: Stabilizer) -> bool:
-        """One frame through calibration, recogniser, stabilizer and tracker; True when the
-        game's log may have changed."""
-        update = calibrations.update(frame)
-        calibration = update.calibration
-        self._status = "moved" if update.status == "moved" else (
-            "ok" if calibration is not None else "lost")
-        self._seen = None  # no calibration: the stream shows the frame and says so
-        if calibration is None:
-            return False
-        obs = recognizer.observe(frame, calibration.image_to_table, self.frame)
-        self._seen = obs
-        change = stabilizer.update(self.frame,
-                                   sightings(obs, calibration.to_table, self.layout))
-        if change is None:
-            return False
-        self.tracker.seen(change.view, change.hints)
-        return True
 
     def _idle(self) -> None:
         self.status = "lost"  # the recording ended: the phone's inputs still count

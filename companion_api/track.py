@@ -105,29 +105,54 @@ class TrackResult:
     unread: int  # frames that could not be read, or had no calibration
 
 
+class TableReader:
+    """One frame at a time to the game: the calibration follows the markers, the recogniser
+    names the cards, the stabilizer says when a changed view holds, the tracker explains
+    it. `status` is how the last frame looked (ok, moved, lost); `seen` its cards (None
+    with no calibration)."""
+
+    def __init__(self, tracker: LiveTracker, layout: Layout | None = None) -> None:
+        from vision.pipeline import Recognizer  # loads the models
+
+        self.tracker, self.layout = tracker, layout or default_layout()
+        self.recognizer = Recognizer(video=True)
+        self.calibrations = CalibrationTracker(tuple(self.layout.table_mm))
+        self.stabilizer = Stabilizer()
+        self.status, self.seen = "lost", None
+
+    def look(self, index: int, frame: np.ndarray) -> bool:
+        """Take one frame; True when the game's log may have changed."""
+        update = self.calibrations.update(frame)
+        calibration = update.calibration
+        self.status = "moved" if update.status == "moved" else (
+            "ok" if calibration is not None else "lost")
+        self.seen = None
+        if calibration is None:
+            return False
+        self.seen = self.recognizer.observe(frame, calibration.image_to_table, index)
+        change = self.stabilizer.update(
+            index, sightings(self.seen, calibration.to_table, self.layout))
+        if change is None:
+            return False
+        self.tracker.seen(change.view, change.hints)
+        return True
+
+
 def track(source: Path, phone: Path, layout: Layout | None = None) -> TrackResult:
     """Run the whole path over a recording; the live tracker holds the game."""
-    from vision.pipeline import Recognizer  # loads the models
-
-    layout = layout or default_layout()
     inputs = read_phone(phone)
-    recognizer = Recognizer(video=True)
-    calibrations = CalibrationTracker(tuple(layout.table_mm))
-    stabilizer, tracker = Stabilizer(), LiveTracker()
+    reader = TableReader(LiveTracker(), layout)
     frames = unread = 0
     for index, frame in frames_of(source):
         frames += 1
-        calibration = calibrations.update(frame).calibration if frame is not None else None
-        if calibration is None:
+        if frame is None:
             unread += 1
         else:
-            obs = recognizer.observe(frame, calibration.image_to_table, timestamp=index)
-            change = stabilizer.update(index, sightings(obs, calibration.to_table, layout))
-            if change is not None:
-                tracker.seen(change.view, change.hints)
+            reader.look(index, frame)
+            unread += reader.seen is None
         for event in inputs.pop(index, []):
-            tracker.phone(event)
+            reader.tracker.phone(event)
     for frame_inputs in inputs.values():  # inputs after the last frame
         for event in frame_inputs:
-            tracker.phone(event)
-    return TrackResult(tracker, frames, unread)
+            reader.tracker.phone(event)
+    return TrackResult(reader.tracker, frames, unread)
