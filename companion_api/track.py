@@ -137,6 +137,14 @@ class TableReader:
         self.tracker.seen(change.view, change.hints)
         return True
 
+    def phone(self, index: int, event: Event) -> None:
+        """An input from the phone at frame `index`: what the table shows is explained
+        first, as it lies (an end of turn closes what happened in the turn)."""
+        change = self.stabilizer.flush(index)
+        if change is not None:
+            self.tracker.seen(change.view, change.hints)
+        self.tracker.phone(event)
+
 
 def track(source: Path, phone: Path, layout: Layout | None = None) -> TrackResult:
     """Run the whole path over a recording; the live tracker holds the game."""
@@ -151,7 +159,7 @@ def track(source: Path, phone: Path, layout: Layout | None = None) -> TrackResul
             reader.look(index, frame)
             unread += reader.seen is None
         for event in inputs.pop(index, []):
-            reader.tracker.phone(event)
+            reader.phone(index, event)
     for frame_inputs in inputs.values():  # inputs after the last frame
         for event in frame_inputs:
             reader.tracker.phone(event)

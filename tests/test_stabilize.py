@@ -80,3 +80,49 @@ def test_a_sure_guess_names_a_card_the_recogniser_would_not_and_a_stack_is_one_t
     assert view.sides["p2"].minions == ()  # an unsure guess names nothing
     p1 = view.sides["p1"].minions
     assert [(m.card, m.damage) for m in p1] == [(None, 0), ("6H", 1)]
+
+
+def test_a_card_carried_across_a_zone_is_not_on_the_table():
+    six = card("6H", 300, 420, "p1.minions")
+    carried = [card("BACK", 520 + 40 * i, 540 + (i % 2) * 2, "p1.armor") for i in range(3)]
+    frames = [[six]] * 8 + [[six, c] for c in carried for _ in range(2)] + [[six]] * 8
+    changes = run(Stabilizer(), frames)
+    assert len(changes) == 1  # the markers passing by were never armor
+    assert changes[0].view.sides["p1"].armor == 0
+
+
+def test_nothing_counts_while_a_card_lies_in_an_attack_zone():
+    six = card("6H", 300, 420, "p1.minions")
+    enemy = card("KS", 450, 170, "p2.minions")
+    frames = [[six, enemy]] * 8 + [[card("6H", 300, 330, "p1.attack"), enemy]] * 10
+    frames += [[six, enemy]] * 8  # an attack on the hero: the table looks as before
+    changes = run(Stabilizer(), frames)
+    assert len(changes) == 2
+    assert changes[1].frame >= 18 and changes[1].hints.attackers == ("6H",)
+    assert not changes[1].view.sides["p1"].minions[0].attacking
+
+
+def test_a_card_laid_on_another_in_the_same_place_takes_over():
+    frames = [[card("QH", 835, 300, "discard")]] * 30
+    # laid a few millimetres off, on the pile, covering most of it
+    frames += [[card("5C", 841, 304, "discard"), card("UNKNOWN", 831, 296, "discard", 0.3)]] * 8
+    changes = run(Stabilizer(), frames)
+    assert [c.view.discard_top for c in changes] == ["QH", "5C"]
+
+
+def test_a_card_seen_elsewhere_leaves_where_it_was():
+    frames = [[card("6H", 300, 420, "p1.minions")]] * 20 + [[card("6H", 835, 300, "discard")]] * 8
+    changes = run(Stabilizer(), frames)
+    assert changes[-1].view.sides["p1"].minions == ()
+    assert changes[-1].view.discard_top == "6H"
+
+
+def test_flush_gives_the_table_as_it_lies_before_it_holds():
+    stabilizer = Stabilizer()
+    run(stabilizer, [[card("6H", 300, 420, "p1.minions")]] * 8)
+    run(stabilizer, [[card("6H", 300, 420, "p1.minions"), card("7D", 380, 420, "p1.minions")]]
+        * 3, start=8)
+    change = stabilizer.flush(10)
+    assert change is not None
+    assert [m.card for m in change.view.sides["p1"].minions] == ["6H", "7D"]
+    assert stabilizer.flush(11) is None  # nothing new since

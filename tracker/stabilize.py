@@ -26,6 +26,11 @@ UNKNOWN = "UNKNOWN"
 GUESS_CONFIDENCE = 0.9  # a guess this sure counts, as a part of a sure name …
 GUESS_WEIGHT = 0.5  # … so that frames that name the card outvote it
 STILL_MM = 4.0  # a card that moves less between frames lies still (detection jitters)
+VOTE_MEMORY = 0.95  # each frame's votes weigh this much less a frame later …
+MOVED_MEMORY = 0.3  # … and this much less once it moved: it may be a card laid on another
+# near the same place (the discard), which takes the name over in a frame or two
+ESTABLISHED = 8  # frames seen lying still after which a card unseen is taken as covered
+GONE = 2  # frames unseen after which a card not yet established is taken as gone
 MARKER_REACH_MM = 35.0  # a face-down card this near a minion's centre is under it
 STACK_MM = 25.0  # face-down cards this near one another are one token's stack
 PLAYERS = ("p1", "p2")
@@ -54,12 +59,19 @@ class Track:
     last: int
     hits: int = 0
     still_since: int = 0  # the frame since which it has not moved (a held card never is)
+    still_hits: int = 0  # frames seen since then
+    named_since: int = 0  # the frame since which it has had its name
     votes: Counter = field(default_factory=Counter)
+    card: str = UNKNOWN
 
-    @property
-    def card(self) -> str:
+    def vote(self, frame: int, card: str, weight: float) -> None:
+        for name in self.votes:
+            self.votes[name] *= VOTE_MEMORY
+        self.votes[card] += weight
         named = [(v, c) for c, v in self.votes.items() if c != UNKNOWN]
-        return max(named)[1] if named else UNKNOWN
+        leader = max(named)[1] if named else UNKNOWN
+        if leader != self.card:
+            self.card, self.named_since = leader, frame
 
     @property
     def face_up(self) -> bool:
@@ -90,31 +102,63 @@ class Stabilizer:
     def update(self, frame: int, seen: list[Sighting]) -> Change | None:
         """Take one frame's sightings; a `Change` when a new stable view holds."""
         self._match(frame, seen)
-        self.tracks = [t for t in self.tracks if frame - t.last <= self.patience]
-        known = self._last_view.face_up()
-        for track in self.tracks:  # what passed between two stable views
-            if track.hits < self.confirm or not track.face_up:
-                continue
-            if (track.zone or "").endswith(".attack"):
-                self._attackers[track.card] = None
-            elif track.card not in known and track.zone:  # shown: a spell, a secret
-                self._shown[track.card] = None
-        # lying still on the table: a card in a hand moves with it, and is not in play
-        confirmed = [t for t in self.tracks
-                     if t.hits >= self.confirm and frame - t.still_since >= self.settle]
+        self._forget(frame)
+        self._note_hints(frame)
+        confirmed = [t for t in self.tracks if self._on_table(t, frame)]
         signature = tuple(sorted((t.card, t.zone or "", t.sideways) for t in confirmed))
         self._since = self._since + 1 if signature == self._signature else 0
         self._signature = signature
         if self._since != self.hold:
             return None
-        view = build_view(confirmed)
-        if view == self._last_view:
+        return self._change(frame, confirmed)
+
+    def flush(self, frame: int) -> Change | None:
+        """The table as it lies now, without waiting for it to hold: before a turn ends,
+        what happened in it must be explained in it."""
+        return self._change(frame, [t for t in self.tracks if self._on_table(t, frame)])
+
+    def _change(self, frame: int, confirmed: list[Track]) -> Change | None:
+        # a card in an attack zone is an attack or a spell being resolved: its outcome
+        # (markers, a minion gone) is not on the table yet
+        if any(t.zone and t.zone.endswith(".attack") and frame - t.last <= GONE
+               for t in confirmed):
             return None
+        view = build_view(confirmed)
+        if view == self._last_view and not self._attackers:
+            return None  # an attack on a hero changes nothing the camera sees, but counts
         self._last_view = view
         shown = tuple(c for c in self._shown if c not in view.face_up())
         hints = Hints(attackers=tuple(self._attackers), revealed=shown)
         self._attackers, self._shown = {}, {}
         return Change(frame, view, hints)
+
+    def _forget(self, frame: int) -> None:
+        """Tracks unseen too long go, and so does a track whose card is seen elsewhere now
+        (one physical card is in one place: it was picked up and laid there)."""
+        here = {t.card for t in self.tracks
+                if t.last == frame and t.face_up and t.hits >= self.confirm}
+        self.tracks = [t for t in self.tracks if frame - t.last <= self.patience
+                       and (t.last == frame or t.card not in here)]
+
+    def _note_hints(self, frame: int) -> None:
+        """What passes between two stable views: a card seen now in an attack zone (an
+        attacker, a spell shown), a card face up that was not in the last view."""
+        known = self._last_view.face_up()
+        for track in self.tracks:
+            if track.last != frame or track.hits < self.confirm or not track.face_up:
+                continue
+            if (track.zone or "").endswith(".attack"):
+                self._attackers[track.card] = None
+            elif track.card not in known and track.zone:  # shown: a spell, a secret
+                self._shown[track.card] = None
+
+    def _on_table(self, track: Track, frame: int) -> bool:
+        """Seen lying still for `settle` frames (a card in a hand moves with it, a card
+        carried across a zone is seen still once or twice at most), and still seen, unless
+        it lay there long enough to be taken as covered (a hand passing over it)."""
+        if track.hits < self.confirm or track.still_hits < self.settle:
+            return False
+        return frame - track.last <= GONE or track.still_hits >= ESTABLISHED
 
     def _match(self, frame: int, seen: list[Sighting]) -> None:
         """Each sighting to the nearest free track within reach, or a new track."""
@@ -128,25 +172,29 @@ class Stabilizer:
                     best, best_d = i, d
             if best is None:
                 self.tracks.append(Track(sight.x, sight.y, sight.zone, sight.sideways,
-                                         frame, frame, still_since=frame))
+                                         frame, frame, still_since=frame, named_since=frame))
                 best = len(self.tracks) - 1
             else:
                 free.discard(best)
-            track = self.tracks[best]
-            moved = ((track.x - sight.x) ** 2 + (track.y - sight.y) ** 2) ** 0.5
-            if moved > STILL_MM:
-                track.still_since = frame
-            track.x, track.y, track.zone, track.last = sight.x, sight.y, sight.zone, frame
-            track.hits += 1
-            if moved > self.reach / 2:  # picked up and put down elsewhere: a fresh look
-                track.votes.clear()
-            if sight.card != UNKNOWN:
-                track.votes[sight.card] += max(sight.confidence, 0.05)
-            elif sight.guess and sight.confidence >= GUESS_CONFIDENCE and _holds_cards(
-                    sight.zone):
-                track.votes[sight.guess] += GUESS_WEIGHT * sight.confidence
-            else:
-                track.votes[UNKNOWN] += max(sight.confidence, 0.05)
+            self._follow(self.tracks[best], frame, sight)
+
+    def _follow(self, track: Track, frame: int, sight: Sighting) -> None:
+        moved = ((track.x - sight.x) ** 2 + (track.y - sight.y) ** 2) ** 0.5
+        if moved > STILL_MM:
+            track.still_since, track.still_hits = frame, 0
+            for name in track.votes:
+                track.votes[name] *= MOVED_MEMORY
+        track.still_hits += 1
+        track.x, track.y, track.zone, track.last = sight.x, sight.y, sight.zone, frame
+        track.hits += 1
+        if moved > self.reach / 2:  # picked up and put down elsewhere: a fresh look
+            track.votes.clear()
+        if sight.card != UNKNOWN:
+            track.vote(frame, sight.card, max(sight.confidence, 0.05))
+        elif sight.guess and sight.confidence >= GUESS_CONFIDENCE and _holds_cards(sight.zone):
+            track.vote(frame, sight.guess, GUESS_WEIGHT * sight.confidence)
+        else:
+            track.vote(frame, UNKNOWN, max(sight.confidence, 0.05))
 
 
 def _holds_cards(zone: str | None) -> bool:
@@ -203,5 +251,7 @@ def build_view(tracks: list[Track]) -> TableView:
             secrets=sum(1 for t in mine if t.zone == f"{player}.secrets" and t.card == BACK),
             power_used=_power_used(mine, player))
     discard = [t for t in tracks if t.zone == "discard" and t.face_up]
-    top = max(discard, key=lambda t: t.first).card if discard else None
+    # the top: the card laid last, or the one whose name changed last (laid on the pile in
+    # the same place as the card it covers, it is the same track with a new name)
+    top = max(discard, key=lambda t: max(t.first, t.named_since)).card if discard else None
     return TableView(sides=sides, deck=0, discard=(top,) if top else ())
