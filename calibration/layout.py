@@ -15,6 +15,7 @@ file) is for a 90 × 60 cm table, each player's side the other's turned half rou
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from importlib.resources import files
 from pathlib import Path
 from typing import Annotated
@@ -120,6 +121,17 @@ class Layout(BaseModel):
             if _inside_convex(x, y, outline):
                 return name
         return None
+
+    def zone_map(self, to_image: Callable[[np.ndarray], np.ndarray],
+                 shape: tuple[int, int]) -> tuple[np.ndarray, list[str]]:
+        """Each pixel of a picture of `shape` (h, w) labelled with the zone it shows (0 for
+        none, k for the k-th name returned); `to_image` maps table mm to its pixels."""
+        labels = np.zeros(shape, np.int32)
+        names = list(self._outlines)
+        for k, name in enumerate(names, 1):
+            outline = to_image(np.array(self._outlines[name], np.float64))
+            cv2.fillPoly(labels, [np.round(outline).astype(np.int32)], k)
+        return labels, names
 
 
 def _inside_convex(x: float, y: float, outline: tuple[Point, ...]) -> bool:

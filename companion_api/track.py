@@ -18,11 +18,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration import CalibrationTracker, Layout, default_layout
+from calibration import CalibrationTracker, Layout, TableCalibration, default_layout
 from tracker.events import Event, LogError, NewGame, parse_event
 from tracker.heroes import HeroError, get_hero
 from tracker.live import PHONE_EVENTS, LiveTracker
 from tracker.stabilize import Sighting, Stabilizer
+from vision.motion import MIN_CELLS, MotionMask
 from vision.observation import SIDEWAYS, Observation
 
 IMAGES = (".jpg", ".jpeg", ".png", ".bmp")
@@ -118,6 +119,8 @@ class TableReader:
         self.recognizer = Recognizer(video=True)
         self.calibrations = CalibrationTracker(tuple(self.layout.table_mm))
         self.stabilizer = Stabilizer()
+        self.motion = MotionMask()
+        self._zones: tuple[bytes, np.ndarray, list[str]] | None = None  # per calibration
         self.status, self.seen = "lost", None
 
     def look(self, index: int, frame: np.ndarray) -> bool:
@@ -127,15 +130,30 @@ class TableReader:
         self.status = "moved" if update.status == "moved" else (
             "ok" if calibration is not None else "lost")
         self.seen = None
+        moved = self.motion.update(frame)
         if calibration is None:
             return False
         self.seen = self.recognizer.observe(frame, calibration.image_to_table, index)
         change = self.stabilizer.update(
-            index, sightings(self.seen, calibration.to_table, self.layout))
+            index, sightings(self.seen, calibration.to_table, self.layout),
+            self.moving_zones(moved, calibration, frame.shape))
         if change is None:
             return False
         self.tracker.seen(change.view, change.hints)
         return True
+
+    def moving_zones(self, moved: np.ndarray, calibration: TableCalibration,
+                     frame_shape: tuple[int, ...]) -> frozenset[str]:
+        """The layout's zones where the picture changed: a hand, an arm, a card moving."""
+        key = calibration.table_to_image.tobytes()
+        if self._zones is None or self._zones[0] != key:
+            scale = self.motion.scale(frame_shape)
+            labels, names = self.layout.zone_map(
+                lambda mm: calibration.to_image(mm) * scale, moved.shape)
+            self._zones = key, labels, names
+        _, labels, names = self._zones
+        counts = np.bincount(labels[moved], minlength=len(names) + 1)[1:]
+        return frozenset(names[k] for k in np.nonzero(counts >= MIN_CELLS)[0])
 
     def phone(self, index: int, event: Event) -> None:
         """An input from the phone at frame `index`: what the table shows is explained

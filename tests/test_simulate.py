@@ -128,6 +128,28 @@ def test_the_recogniser_finds_the_minions_the_rules_put_there_and_names_none_wro
     assert found >= 0.75 * wanted
 
 
+def test_motion_is_where_a_hand_moves_and_not_in_the_camera_noise(video):
+    from companion_api.track import TableReader
+    from tracker.live import LiveTracker
+
+    path, _ = still_frames(video)[-1]
+    frame = cv2.imread(str(path))
+    calibration = TableCalibration.from_markers(frame, (900.0, 600.0))
+    reader = TableReader(LiveTracker())
+
+    def moving(image: np.ndarray) -> frozenset[str]:
+        return reader.moving_zones(reader.motion.update(image), calibration, image.shape)
+
+    rng = np.random.default_rng(0)
+    noisy = np.clip(frame + rng.normal(0, 4, frame.shape), 0, 255).astype(np.uint8)
+    assert moving(frame) == frozenset() and moving(noisy) == frozenset()
+    hand = noisy.copy()
+    x, y = calibration.to_image(np.array([[450.0, 420.0]]))[0].round().astype(int)  # p1's row
+    cv2.ellipse(hand, (x, y), (20, 12), 0, 0, 360, (120, 160, 220), -1)  # a palm, 50 mm across
+    assert moving(hand) == frozenset({"p1.minions"})
+    assert moving(hand) == frozenset()  # it stopped
+
+
 def test_the_same_seed_gives_the_same_frames(tmp_path):
     first = simulate(tmp_path / "a", LOG_LINES[:6], "--seed", "4")[3]
     second = simulate(tmp_path / "b", LOG_LINES[:6], "--seed", "4")[3]

@@ -31,9 +31,30 @@ def test_a_still_card_keeps_the_name_most_frames_give_it():
 
 def test_a_hand_over_the_table_makes_no_card_vanish():
     table = [card("6H", 300, 420, "p1.minions"), card("KS", 450, 170, "p2.minions")]
-    frames = [table] * 8 + [[table[1]]] * 30 + [table] * 8  # 6H covered for a second
-    changes = run(Stabilizer(), frames)
-    assert len(changes) == 1  # the first stable view, and nothing after
+    stabilizer = Stabilizer()
+    changes = run(stabilizer, [table] * 8)
+    for frame in range(8, 38):  # 6H covered for two seconds by a hand moving over it
+        changes.append(stabilizer.update(frame, [table[1]], frozenset({"p1.minions"})))
+    changes += run(stabilizer, [[table[1]]] * 5 + [table] * 8, start=38)  # it stops over it
+    assert len([c for c in changes if c]) == 1  # the first stable view, and nothing after
+
+
+def test_a_card_unseen_where_nothing_moves_is_gone():
+    table = [card("6H", 300, 420, "p1.minions"), card("KS", 450, 170, "p2.minions")]
+    changes = run(Stabilizer(), [table] * 20 + [[table[1]]] * 20)
+    assert len(changes) == 2
+    assert changes[1].view.sides["p1"].minions == ()
+
+
+def test_no_card_comes_or_goes_while_a_hand_moves_in_its_zone():
+    six = card("6H", 300, 420, "p1.minions")
+    stabilizer = Stabilizer()
+    run(stabilizer, [[six]] * 8)
+    seven = card("7D", 380, 420, "p1.minions")
+    moving = frozenset({"p1.minions"})
+    assert all(stabilizer.update(f, [six, seven], moving) is None for f in range(8, 30))
+    change = run(stabilizer, [[six, seven]] * 8, start=30)[0]
+    assert [m.card for m in change.view.sides["p1"].minions] == ["6H", "7D"]
 
 
 def test_a_change_counts_once_it_holds_and_an_attack_is_a_hint():

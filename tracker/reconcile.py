@@ -208,8 +208,10 @@ def explain(game: Game, seen: TableView, hints: Hints = NO_HINTS, *, depth: int 
                 if result:
                     scored.append((result[0], [*first, event], result[1]))
         scored.sort(key=lambda s: (s[0], _unlikely(game, s[1])))
-    # an event must explain more than a marker miscounted (a slide seen is an attack)
-    if not scored or (scored[0][0] > still - NOISE and not hints.attackers):
+    # an event must explain more than a marker miscounted (a minion's slide is an attack;
+    # a spell shown in the attack zone is not)
+    slid = any(game.find(a) is not None for a in hints.attackers)
+    if not scored or (scored[0][0] > still - NOISE and not slid):
         return Explanation([], still)
     best, events, ahead = scored[0]
     outcome = ahead.state().model_dump(exclude={"alerts"})

@@ -23,14 +23,15 @@ from .reconcile import Hints
 from .view import MinionView, SideView, TableView
 
 UNKNOWN = "UNKNOWN"
-GUESS_CONFIDENCE = 0.9  # a guess this sure counts, as a part of a sure name …
+GUESS_CONFIDENCE = 0.8  # a guess this sure counts, as a part of a sure name …
 GUESS_WEIGHT = 0.5  # … so that frames that name the card outvote it
 STILL_MM = 4.0  # a card that moves less between frames lies still (detection jitters)
 VOTE_MEMORY = 0.95  # each frame's votes weigh this much less a frame later …
 MOVED_MEMORY = 0.3  # … and this much less once it moved: it may be a card laid on another
 # near the same place (the discard), which takes the name over in a frame or two
-ESTABLISHED = 8  # frames seen lying still after which a card unseen is taken as covered
-GONE = 2  # frames unseen after which a card not yet established is taken as gone
+ESTABLISHED = 8  # frames seen lying still after which a card unseen may be covered …
+COVERED = 8  # … by a hand that stopped over it: gone after this many quiet frames unseen
+GONE = 2  # frames unseen where nothing moves after which any other card is gone
 MARKER_REACH_MM = 35.0  # a face-down card this near a minion's centre is under it
 STACK_MM = 25.0  # face-down cards this near one another are one token's stack
 PLAYERS = ("p1", "p2")
@@ -63,6 +64,7 @@ class Track:
     named_since: int = 0  # the frame since which it has had its name
     votes: Counter = field(default_factory=Counter)
     card: str = UNKNOWN
+    on_table: bool = False  # judged where no hand moved: frozen while one does
 
     def vote(self, frame: int, card: str, weight: float) -> None:
         for name in self.votes:
@@ -98,15 +100,26 @@ class Stabilizer:
         self._last_view = build_view([])  # the table starts empty
         self._attackers: dict[str, None] = {}
         self._shown: dict[str, None] = {}
+        self._moving: frozenset[str] = frozenset()
+        self._moved: dict[str | None, int] = {}  # zone: the last frame something moved there
 
-    def update(self, frame: int, seen: list[Sighting]) -> Change | None:
-        """Take one frame's sightings; a `Change` when a new stable view holds."""
+    def update(self, frame: int, seen: list[Sighting],
+               moving: frozenset[str] = frozenset()) -> Change | None:
+        """Take one frame's sightings, and the zones where something moves (a hand, an
+        arm): there, no card comes or goes until it is still again. A `Change` when a new
+        stable view holds."""
+        self._moving = moving
+        self._moved.update(dict.fromkeys(moving, frame))
         self._match(frame, seen)
         self._forget(frame)
         self._note_hints(frame)
-        confirmed = [t for t in self.tracks if self._on_table(t, frame)]
+        for track in self.tracks:
+            if track.zone not in moving:
+                track.on_table = self._on_table(track, frame)
+        confirmed = [t for t in self.tracks if t.on_table]
         signature = tuple(sorted((t.card, t.zone or "", t.sideways) for t in confirmed))
-        self._since = self._since + 1 if signature == self._signature else 0
+        held = signature == self._signature and not moving
+        self._since = self._since + 1 if held else 0
         self._signature = signature
         if self._since != self.hold:
             return None
@@ -115,7 +128,7 @@ class Stabilizer:
     def flush(self, frame: int) -> Change | None:
         """The table as it lies now, without waiting for it to hold: before a turn ends,
         what happened in it must be explained in it."""
-        return self._change(frame, [t for t in self.tracks if self._on_table(t, frame)])
+        return self._change(frame, [t for t in self.tracks if t.on_table])
 
     def _change(self, frame: int, confirmed: list[Track]) -> Change | None:
         # a card in an attack zone is an attack or a spell being resolved: its outcome
@@ -148,8 +161,8 @@ class Stabilizer:
             if track.last != frame or track.hits < self.confirm or not track.face_up:
                 continue
             if (track.zone or "").endswith(".attack"):
-                self._attackers[track.card] = None
-            elif track.card not in known and track.zone:  # shown: a spell, a secret
+                self._attackers[track.card] = None  # a minion's slide, or a spell shown
+            if track.card not in known and track.zone:  # shown: a spell, a secret
                 self._shown[track.card] = None
 
     def _on_table(self, track: Track, frame: int) -> bool:
@@ -158,7 +171,8 @@ class Stabilizer:
         it lay there long enough to be taken as covered (a hand passing over it)."""
         if track.hits < self.confirm or track.still_hits < self.settle:
             return False
-        return frame - track.last <= GONE or track.still_hits >= ESTABLISHED
+        unseen = frame - max(track.last, self._moved.get(track.zone, -1))
+        return unseen <= (COVERED if track.still_hits >= ESTABLISHED else GONE)
 
     def _match(self, frame: int, seen: list[Sighting]) -> None:
         """Each sighting to the nearest free track within reach, or a new track."""
@@ -184,7 +198,8 @@ class Stabilizer:
             track.still_since, track.still_hits = frame, 0
             for name in track.votes:
                 track.votes[name] *= MOVED_MEMORY
-        track.still_hits += 1
+        if sight.zone not in self._moving:  # a card under a moving hand may yet be taken
+            track.still_hits += 1
         track.x, track.y, track.zone, track.last = sight.x, sight.y, sight.zone, frame
         track.hits += 1
         if moved > self.reach / 2:  # picked up and put down elsewhere: a fresh look
