@@ -39,6 +39,7 @@ EXPLAINED = 0.5  # at most this far: the view is explained
 NOISE = 1.5  # what a camera's view may be off by with nothing having happened
 EXTRA_EVENT = 0.75  # a second event must explain more than one marker
 DEPTH_TWO_KEEP = 6  # single events kept to try a second one after
+DISCARD_TOGETHER = 3  # the pile's top cards whose order the camera may see mixed
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,9 @@ def view_distance(expected: TableView, seen: TableView) -> float:
     """How far the camera's view is from a predicted one (0: nothing tells them apart)."""
     distance = sum(_side_distance(expected.sides[p], seen.sides[p]) for p in expected.sides)
     if seen.discard_top is not None and expected.discard_top != seen.discard_top:
-        distance += CARD_MISS
+        # cards that reach the pile together (two minions dying) may land in either order
+        near_top = seen.discard_top in expected.discard[-DISCARD_TOGETHER:]
+        distance += MARKER_MISS if near_top else CARD_MISS
     return distance
 
 
@@ -126,7 +129,7 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
     slid = [a for a in hints.attackers if game.find(a) is not None]  # not a spell shown
     for attacker in slid or [m.id for m in game.sides[player].minions]:
         found += [Attack(attacker=attacker, target=t) for t in everyone if t != attacker]
-    if not hints.attackers and (game.sides[player].weapon or game.attack_of(player) > 0):
+    if game.sides[player].weapon or game.attack_of(player) > 0:  # the hero card stays put
         found += [Attack(attacker=player, target=t) for t in everyone if t != player]
     uses = power_uses(game, player, rng)
     found += uses

@@ -25,6 +25,8 @@ from .view import MinionView, SideView, TableView
 UNKNOWN = "UNKNOWN"
 GUESS_CONFIDENCE = 0.8  # a guess this sure counts, as a part of a sure name …
 GUESS_WEIGHT = 0.5  # … so that frames that name the card outvote it
+SURE = 0.9  # a name this sure tells one card from another in the same place
+SLIDE_MM = 150.0  # a card named so is followed this far (a minion slid along its row)
 STILL_MM = 4.0  # a card that moves less between frames lies still (detection jitters)
 VOTE_MEMORY = 0.95  # each frame's votes weigh this much less a frame later …
 MOVED_MEMORY = 0.3  # … and this much less once it moved: it may be a card laid on another
@@ -95,7 +97,7 @@ class Stabilizer:
         self.hold, self.settle, self.confirm = hold, settle, confirm
         self.patience, self.reach = patience, reach_mm
         self.tracks: list[Track] = []
-        self._signature: tuple = ()
+        self._pending: TableView | None = None  # the view of the last frame
         self._since = 0  # frames the confirmed tracks have looked the same
         self._last_view = build_view([])  # the table starts empty
         self._attackers: dict[str, None] = {}
@@ -117,10 +119,10 @@ class Stabilizer:
             if track.zone not in moving:
                 track.on_table = self._on_table(track, frame)
         confirmed = [t for t in self.tracks if t.on_table]
-        signature = tuple(sorted((t.card, t.zone or "", t.sideways) for t in confirmed))
-        held = signature == self._signature and not moving
+        view = build_view(confirmed)  # what the rules read: cards off the zones are not
+        held = view == self._pending and not moving
         self._since = self._since + 1 if held else 0
-        self._signature = signature
+        self._pending = view
         if self._since != self.hold:
             return None
         return self._change(frame, confirmed)
@@ -160,8 +162,10 @@ class Stabilizer:
         for track in self.tracks:
             if track.last != frame or track.hits < self.confirm or not track.face_up:
                 continue
-            if (track.zone or "").endswith(".attack"):
-                self._attackers[track.card] = None  # a minion's slide, or a spell shown
+            # a minion slid forward and held there, or a spell shown (not a card carried
+            # across the zone on its way to the discard)
+            if (track.zone or "").endswith(".attack") and track.still_hits >= self.settle:
+                self._attackers[track.card] = None
             if track.card not in known and track.zone:  # shown: a spell, a secret
                 self._shown[track.card] = None
 
@@ -175,15 +179,15 @@ class Stabilizer:
         return unseen <= (COVERED if track.still_hits >= ESTABLISHED else GONE)
 
     def _match(self, frame: int, seen: list[Sighting]) -> None:
-        """Each sighting to the nearest free track within reach, or a new track."""
+        """Each sighting to its track: the track of the card it names, where that card was
+        slid along its row; else the nearest free track within reach that names no other
+        card (a card laid where another lay is another card); else a new track."""
         free = set(range(len(self.tracks)))
         for sight in sorted(seen, key=lambda s: -s.confidence):
-            best, best_d = None, self.reach
-            for i in free:
-                track = self.tracks[i]
-                d = ((track.x - sight.x) ** 2 + (track.y - sight.y) ** 2) ** 0.5
-                if d < best_d and track.sideways == sight.sideways:
-                    best, best_d = i, d
+            name = _sure_name(sight)
+            best = self._nearest(free, sight, SLIDE_MM, name) if name else None
+            if best is None:
+                best = self._nearest(free, sight, self.reach, None, unlike=name)
             if best is None:
                 self.tracks.append(Track(sight.x, sight.y, sight.zone, sight.sideways,
                                          frame, frame, still_since=frame, named_since=frame))
@@ -191,6 +195,22 @@ class Stabilizer:
             else:
                 free.discard(best)
             self._follow(self.tracks[best], frame, sight)
+
+    def _nearest(self, free: set[int], sight: Sighting, reach: float, card: str | None,
+                 unlike: str | None = None) -> int | None:
+        """The free track nearest the sighting within `reach`: of `card` if given, and
+        not of a face-up card other than `unlike` if that is given."""
+        best, best_d = None, reach
+        for i in free:
+            track = self.tracks[i]
+            if (card and track.card != card) or track.sideways != sight.sideways:
+                continue
+            if unlike and track.face_up and track.card != unlike:
+                continue
+            d = ((track.x - sight.x) ** 2 + (track.y - sight.y) ** 2) ** 0.5
+            if d < best_d:
+                best, best_d = i, d
+        return best
 
     def _follow(self, track: Track, frame: int, sight: Sighting) -> None:
         moved = ((track.x - sight.x) ** 2 + (track.y - sight.y) ** 2) ** 0.5
@@ -210,6 +230,19 @@ class Stabilizer:
             track.vote(frame, sight.guess, GUESS_WEIGHT * sight.confidence)
         else:
             track.vote(frame, UNKNOWN, max(sight.confidence, 0.05))
+
+
+def _sure_name(sight: Sighting) -> str | None:
+    """The face-up card a sighting surely shows, or None; None on the discard too, where
+    the cards under the top one show their corners and are named now and then."""
+    if sight.zone == "discard":
+        return None
+    if sight.card not in (UNKNOWN, BACK) and sight.confidence >= SURE:
+        return sight.card
+    if sight.card == UNKNOWN and sight.guess not in (None, UNKNOWN, BACK) and \
+            sight.confidence >= SURE and _holds_cards(sight.zone):
+        return sight.guess
+    return None
 
 
 def _holds_cards(zone: str | None) -> bool:
