@@ -160,7 +160,9 @@ class TableReader:
         first, as it lies (an end of turn closes what happened in the turn)."""
         change = self.stabilizer.flush(index)
         if change is not None:
-            self.tracker.seen(change.view, change.hints)
+            self.tracker.seen(change.view, change.hints, now=True)
+        elif self.tracker.waiting:  # a change left to wait for a better view: decide now
+            self.tracker.seen(self.stabilizer.view, now=True)
         self.tracker.phone(event)
 
 

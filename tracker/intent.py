@@ -38,10 +38,20 @@ def _wounded(board: Board, ident: str) -> bool:
     return board.sides[ident].health < 20
 
 
+def _overkill(board: Board, targets: list[str]) -> int:
+    """Points of split damage at a minion beyond its health: a person sends them on."""
+    count = 0
+    for target in set(targets):
+        ref = board.find(target)
+        if isinstance(ref, Minion):
+            count += max(0, targets.count(target) - ref.health)
+    return count
+
+
 def against_intent(board: Board, event: Event) -> int:
     """How many of an event's targets go against what its effect is for: a hostile effect
-    at a friend, a kind one at an enemy, a heal at someone unhurt, an attack on one's own
-    side (0: as a person plays)."""
+    at a friend, a kind one at an enemy, a heal at someone unhurt, split damage beyond what
+    kills a minion, an attack on one's own side (0: as a person plays)."""
     if isinstance(event, Attack):  # nobody attacks their own side
         attacker, target = board.find(event.attacker), board.find(event.target)
         return int(attacker is not None and target is not None
@@ -52,7 +62,7 @@ def against_intent(board: Board, event: Event) -> int:
         return 0
     words = _words(ability)
     hostile, kind = bool(words & HOSTILE), bool(words & KIND)
-    count = 0
+    count = _overkill(board, targets) if "split_damage" in words else 0
     for target in targets:
         ref = board.find(target)
         if ref is None:

@@ -24,6 +24,11 @@ from .view import TableView
 PHONE_EVENTS = ("new_game", "end_turn", "concede")
 
 
+def _merged(first: Hints, then: Hints) -> Hints:
+    return Hints(attackers=tuple(dict.fromkeys([*first.attackers, *then.attackers])),
+                 revealed=tuple(dict.fromkeys([*first.revealed, *then.revealed])))
+
+
 @dataclass
 class Choice:
     """An explanation the camera could not be sure of: where it went in the log, and every
@@ -46,6 +51,8 @@ class LiveTracker:
     game: Game = field(default_factory=Game)
     choices: list[Choice] = field(default_factory=list)
     unexplained: int = 0  # stable views no events could explain
+    # a view explained badly, left to wait for the next: its explanation and hints
+    _waiting: tuple[Explanation, Hints] | None = None
 
     @property
     def events(self) -> list[Event]:
@@ -62,15 +69,36 @@ class LiveTracker:
             event = event.model_copy(update={"source": "phone"})
         self.game.apply(event)
 
-    def seen(self, view: TableView, hints: Hints = NO_HINTS) -> Explanation:
-        """A stable view of the table: apply the events that explain it."""
+    def seen(self, view: TableView, hints: Hints = NO_HINTS, *, now: bool = False) -> Explanation:
+        """A stable view of the table: apply the events that explain it. A view that no
+        events explain well may have been caught mid-move (a minion on the pile, the
+        weapon's markers not yet taken): it waits for the next view, which is explained
+        together with it if that explains both well, or else after it. Nothing waits when
+        it must be decided `now` (the turn ends)."""
         if self.game.table is None or self.game.over:
             return Explanation([], 0.0)
-        self._unmask_secrets(hints.revealed)
-        found = explain(self.game, view, hints)
+        waited, self._waiting = self._waiting, None
+        together = _merged(waited[1], hints) if waited else hints
+        self._unmask_secrets(together.revealed)
+        found = explain(self.game, view, together)
+        if waited and not found.explained:  # the waiting view was no move caught midway
+            self._apply(waited[0])
+            found = explain(self.game, view, hints)
+        elif not found.explained and found.events and not now:
+            self._waiting = (found, together)
+            return Explanation([], found.distance)
+        self._apply(found)
+        return found
+
+    @property
+    def waiting(self) -> bool:
+        """A change is left waiting for a view that explains it better."""
+        return self._waiting is not None
+
+    def _apply(self, found: Explanation) -> None:
         if not found.events:
             self.unexplained += found.distance > 0
-            return found
+            return
         confidence = round(1.0 / (1.0 + found.distance + len(found.alternatives)), 3)
         if found.alternatives:
             options = [found.events, *found.alternatives]
@@ -80,9 +108,7 @@ class LiveTracker:
         for event in found.events:
             self.game.apply(event.model_copy(update={"source": "camera",
                                                      "confidence": confidence}))
-        if not found.explained:
-            self.unexplained += 1
-        return found
+        self.unexplained += not found.explained
 
     def _unmask_secrets(self, revealed: tuple[str, ...]) -> None:
         """A secret is set face down, so the camera guessed its card; turned over, it shows

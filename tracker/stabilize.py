@@ -120,12 +120,19 @@ class Stabilizer:
                 track.on_table = self._on_table(track, frame)
         confirmed = [t for t in self.tracks if t.on_table]
         view = build_view(confirmed)  # what the rules read: cards off the zones are not
-        held = view == self._pending and not moving
+        # a card unseen a while where nothing moves is gone or covered: wait and see
+        doubtful = any(frame - t.last > GONE and _counts(t) for t in confirmed)
+        held = view == self._pending and not moving and not doubtful
         self._since = self._since + 1 if held else 0
         self._pending = view
         if self._since != self.hold:
             return None
         return self._change(frame, confirmed)
+
+    @property
+    def view(self) -> TableView:
+        """The last stable view."""
+        return self._last_view
 
     def flush(self, frame: int) -> Change | None:
         """The table as it lies now, without waiting for it to hold: before a turn ends,
@@ -245,6 +252,18 @@ def _sure_name(sight: Sighting) -> str | None:
     return None
 
 
+def _face_down(track: Track) -> bool:
+    """A marker: read as a back, or a card turned sideways that is not named (a card lies
+    sideways in a minion's place or by a weapon only as a marker; half hidden under the
+    card it marks, the recogniser often abstains on it)."""
+    return track.card == BACK or (track.sideways and track.card == UNKNOWN)
+
+
+def _counts(track: Track) -> bool:
+    """A card the rules' view reads: named or face down, in a zone that holds cards."""
+    return track.card != UNKNOWN and _holds_cards(track.zone)
+
+
 def _holds_cards(zone: str | None) -> bool:
     """Where playing cards lie: a zone of the table, not a hero card's."""
     return zone is not None and not zone.endswith(".hero")
@@ -279,7 +298,7 @@ def build_view(tracks: list[Track]) -> TableView:
         stacks: list[float] = []
         for t in sorted(mine, key=lambda t: t.x):
             zone = t.zone.split(".", 1)[1]
-            if zone not in ("minions", "totems") or t.card != BACK:
+            if zone not in ("minions", "totems") or not _face_down(t):
                 continue
             owner = min(cards, key=lambda m: abs(m[0] - t.x)) if cards else None
             if owner and abs(owner[0] - t.x) < MARKER_REACH_MM:  # tucked under a minion
@@ -294,7 +313,7 @@ def build_view(tracks: list[Track]) -> TableView:
             minions=tuple(MinionView(id=m["card"] or f"stack@{x:.0f}", **m)
                           for x, m in sorted(minions, key=lambda m: m[0])),
             weapon=weapon,
-            durability=sum(1 for t in mine if t.zone == f"{player}.weapon" and t.card == BACK),
+            durability=sum(1 for t in mine if t.zone == f"{player}.weapon" and _face_down(t)),
             armor=sum(1 for t in mine if t.zone == f"{player}.armor" and t.card == BACK),
             secrets=sum(1 for t in mine if t.zone == f"{player}.secrets" and t.card == BACK),
             power_used=_power_used(mine, player))

@@ -6,6 +6,8 @@ what it would recover from a camera that never misses a card.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -50,12 +52,26 @@ def perfect_views(events: list[Event]) -> Iterator[Step]:
 
 # what no camera can tell apart: left out when a tracked game is compared with its truth
 UNSEEN_FIELDS = {"source", "confidence", "revealed"}
+TOKEN_ID = re.compile(r"T\d+")
 
 
 def event_key(event: Event) -> str:
-    """An event as the camera can know it (not who reported it, how sure, which cards a
-    Totemic Call turned over that went back under the deck)."""
-    return event.model_dump_json(exclude=UNSEEN_FIELDS, exclude_none=True)
+    """An event as the camera can know it: not who reported it, how sure, which cards a
+    Totemic Call turned over that went back under the deck, the order in which split
+    damage's points were dealt (their markers land together), nor which token is which
+    (the engine's numbering: one face-down stack looks like another)."""
+    fields = event.model_dump(mode="json", exclude=UNSEEN_FIELDS, exclude_none=True)
+    for name in ("attacker", "target"):
+        value = fields.get(name)
+        if isinstance(value, list):
+            fields[name] = sorted(_token(v) for v in value)
+        elif isinstance(value, str):
+            fields[name] = _token(value)
+    return json.dumps(fields, sort_keys=True)
+
+
+def _token(ident: str) -> str:
+    return "token" if TOKEN_ID.fullmatch(ident) else ident
 
 
 def readable_state(game: Game) -> dict:
