@@ -36,6 +36,7 @@ SECRET_MISS = 3.0
 MARKER_MISS = 1.0
 ILLEGAL = 0.5  # a legal explanation is preferred to an equally close illegal one
 EXPLAINED = 0.5  # at most this far: the view is explained
+TOKEN = "token"  # an attacker hint: a face-down stack slid forward (one of the tokens)
 NOISE = 1.5  # what a camera's view may be off by with nothing having happened
 EXTRA_EVENT = 0.75  # a second event must explain more than one marker
 DEPTH_TWO_KEEP = 6  # single events kept to try a second one after
@@ -117,8 +118,12 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
     """Single events worth predicting: guided by what changed, never every event there is."""
     player = game.active
     found: list[Event] = []
-    known = expected_view(game).face_up()
-    new = [card for card in seen.face_up() if card not in known]  # face up, not in the game
+    expected = expected_view(game)
+    known = expected.face_up()
+    # face up and not where the game has it; a card of the pile showing on top is the pile
+    # read badly, not a card played again
+    new = [card for card in seen.face_up() if card not in known
+           and not (card == seen.discard_top and card in expected.discard)]
     shown = [card for card in hints.revealed if card not in known]
     for card in dict.fromkeys([*new, *shown]):
         owners = [player, other(player)] if card != JOKER else [player]
@@ -126,8 +131,7 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
             found += card_plays(game, owner, card, rng)
     found += _secrets_set(game, seen, rng)
     everyone = characters(game)
-    slid = [a for a in hints.attackers if game.find(a) is not None]  # not a spell shown
-    for attacker in slid or [m.id for m in game.sides[player].minions]:
+    for attacker in _slid(game, hints) or [m.id for m in game.sides[player].minions]:
         found += [Attack(attacker=attacker, target=t) for t in everyone if t != attacker]
     if game.sides[player].weapon or game.attack_of(player) > 0:  # the hero card stays put
         found += [Attack(attacker=player, target=t) for t in everyone if t != player]
@@ -138,6 +142,15 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
         found += [use.model_copy(update={"revealed": revealed}) for use in uses]
     found += _secrets_revealed(game, seen, hints)
     return found
+
+
+def _slid(game: Game, hints: Hints) -> list[str]:
+    """The characters seen slid to attack (not a spell shown in the zone); a face-down stack
+    slid is one of the active player's tokens, any of them."""
+    slid = [a for a in hints.attackers if a != TOKEN and game.find(a) is not None]
+    if TOKEN in hints.attackers:
+        slid += [m.id for m in game.sides[game.active].minions if m.card is None]
+    return slid
 
 
 def _secrets_revealed(game: Game, seen: TableView, hints: Hints) -> list[Event]:
@@ -213,7 +226,7 @@ def explain(game: Game, seen: TableView, hints: Hints = NO_HINTS, *, depth: int 
         scored.sort(key=lambda s: (s[0], _unlikely(game, s[1])))
     # an event must explain more than a marker miscounted (a minion's slide is an attack;
     # a spell shown in the attack zone is not)
-    slid = any(game.find(a) is not None for a in hints.attackers)
+    slid = bool(_slid(game, hints))
     if not scored or (scored[0][0] > still - NOISE and not slid):
         return Explanation([], still)
     best, events, ahead = scored[0]

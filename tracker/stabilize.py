@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from cards import BACK
 
-from .reconcile import Hints
+from .reconcile import TOKEN, Hints
 from .view import MinionView, SideView, TableView
 
 UNKNOWN = "UNKNOWN"
@@ -167,13 +167,14 @@ class Stabilizer:
         attacker, a spell shown), a card face up that was not in the last view."""
         known = self._last_view.face_up()
         for track in self.tracks:
-            if track.last != frame or track.hits < self.confirm or not track.face_up:
+            if track.last != frame or track.hits < self.confirm or not (
+                    track.face_up or (track.card == BACK and not track.sideways)):
                 continue
             # a minion slid forward and held there, or a spell shown (not a card carried
-            # across the zone on its way to the discard)
+            # across the zone on its way to the discard); a token is a face-down stack
             if (track.zone or "").endswith(".attack") and track.still_hits >= self.settle:
-                self._attackers[track.card] = None
-            if track.card not in known and track.zone:  # shown: a spell, a secret
+                self._attackers[track.card if track.face_up else TOKEN] = None
+            if track.face_up and track.card not in known and track.zone:  # a spell shown
                 self._shown[track.card] = None
 
     def _on_table(self, track: Track, frame: int) -> bool:
