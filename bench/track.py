@@ -1,20 +1,30 @@
 """Benchmark: whole games from the table to the score.
 
-`--camera perfect` (the default until the video path is measured here too) gives the
-tracker what a camera that never misses a card would see of each game
-(`vision.synth.game_views`): the phone's inputs, the table's view after each event, an
-attacker's slide and the cards turned over. It measures the stabilizer-free half of the
-path: the reconciler and the live tracker. For each game (bot games that aim as people do,
-every hero at least twice):
+`--camera perfect` (the default) gives the tracker what a camera that never misses a card
+would see of each game (`vision.synth.game_views`): the phone's inputs, the table's view
+after each event, an attacker's slide and the cards turned over. It measures the
+reconciler and the live tracker alone, in seconds.
+
+`--camera video` runs the real path: each bot game is rendered as table video by the game
+simulator (`hearthtop-companion simulate`: held-out card designs, hands, light, a bumped
+camera, dropped frames), and read back frame by frame as `track` reads a recording
+(calibration, recogniser, motion, stabilizer, live tracker; nothing read from the truth).
+It also measures the time each frame takes on this machine (one core, as `track` runs) and
+the delay from the table settling after an event to the state changing. A game takes
+minutes; `--work DIR` keeps each game's result there so that a run can be resumed.
+
+For each game (bot games that aim as people do, every hero at least twice):
 
 - the final state exactly right (health, armor, crystals, deck count, minions with their
   damage, winner; token ids, which no camera reads, aside);
 - events recovered against the truth one by one (aligned in order): precision, recall;
+  cards the log names that the game never played there;
 - questions a game (the choices the table could not decide): median, max;
-- illegal plays written into games (`--illegal`): each kind flagged with the engine's code,
-  and no illegal alert on a legal game.
+- illegal plays written into games (perfect camera): each kind flagged with the engine's
+  code; and no illegal alert on a legal game.
 
     python bench/track.py [--games N] [--seed S]
+    python bench/track.py --camera video [--games 30] [--fps 15] [--work DIR]
 """
 
 from __future__ import annotations
@@ -22,18 +32,24 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import shutil
 import statistics
 import sys
+import tempfile
 import time
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tracker.bot import play_game
-from tracker.events import Attack, EndTurn, Event, Play, parse_event
+from tracker.engine import Game
+from tracker.events import Attack, EndTurn, Event, Play, dump_log, parse_event
 from tracker.heroes import hero_names
 from tracker.live import LiveTracker
 from vision.synth.game_views import event_key, perfect_views, readable_state
+
+SEEN = ("play", "attack", "hero_power", "secret_revealed")  # what the camera reports
 
 
 def run_game(events: list[Event]) -> tuple[LiveTracker, list[str], list[str]]:
@@ -74,54 +90,181 @@ def illegal_games(seed: int) -> list[tuple[str, list[Event]]]:
                                    ("6H", "6D", "6C", "7H", "7D", "7C")]]))
     cases.append(("no_weapon", [*opening, EndTurn(), EndTurn(),
                                 Attack(attacker="p1", target="p2")]))
+    cases.append(("already_attacked", [*opening, EndTurn(), EndTurn(),
+                                       Play(player="p1", card="6H"), EndTurn(), EndTurn(),
+                                       Attack(attacker="6H", target="p2"),
+                                       Attack(attacker="6H", target="p2")]))
+    cases.append(("target_stealthed", [*opening, *[EndTurn()] * 3, Play(player="p2", card="6H"),
+                                       EndTurn(), Play(player="p1", card="2C"), EndTurn(),
+                                       Attack(attacker="6H", target="2C")]))
     return cases
+
+
+@dataclass
+class Score:
+    """One game's figures against its truth."""
+
+    right: bool
+    truth: int  # events the table shows
+    given: int  # events the tracker gave
+    matched: int
+    questions: int
+    illegal_alerts: int
+    misses: dict[str, int]
+    wrong_cards: list[str]  # cards the log names that the game never played there
+    frame_ms: list[float] = field(default_factory=list)
+    delays_ms: list[float] = field(default_factory=list)
+
+
+def score(truth: Game, tracker: LiveTracker) -> tuple[Score, list[tuple[int, int]]]:
+    """The tracker's game against the truth's; and the matched (truth, tracker) indices of
+    the events compared (the camera's, in order)."""
+    wanted = [(i, event_key(e)) for i, e in enumerate(truth.events) if e.type in SEEN]
+    got = [(i, event_key(e)) for i, e in enumerate(tracker.events) if e.source == "camera"]
+    matcher = difflib.SequenceMatcher(a=[k for _, k in wanted], b=[k for _, k in got],
+                                      autojunk=False)
+    pairs = [(wanted[b.a + k][0], got[b.b + k][0]) for b in matcher.get_matching_blocks()
+             for k in range(b.size)]
+    found = {k for _, k in got}
+    misses: dict[str, int] = {}
+    for _, key in wanted:
+        if key not in found:
+            kind = json.loads(key)["type"]
+            misses[kind] = misses.get(kind, 0) + 1
+    played = {(e.player, e.card) for e in truth.events if isinstance(e, Play)}
+    wrong = [e.card for e in tracker.events if isinstance(e, Play) and e.source == "camera"
+             and (e.player, e.card) not in played]
+    return Score(readable_state(tracker.game) == readable_state(truth), len(wanted), len(got),
+                 len(pairs), len(tracker.choices),
+                 sum(1 for a in tracker.game.alerts if a.severity == "illegal"), misses,
+                 wrong), pairs
+
+
+def video_game(truth: Game, folder: Path, seed: int, fps: float
+               ) -> tuple[Score, LiveTracker]:
+    """Render the game, read it back through the real path, score it."""
+    from companion_api.track import TableReader, frames_of, read_phone
+    from vision.synth.game_video import simulate
+
+    folder.mkdir(parents=True, exist_ok=True)
+    dump_log(truth.events, folder / "game.jsonl")
+    simulate(folder / "game.jsonl", folder / "video", seed=seed, fps=fps, progress=False)
+    meta = json.loads((folder / "video" / "meta.json").read_text())
+    inputs = read_phone(folder / "video" / "phone.jsonl")
+    reader = TableReader(LiveTracker())
+    applied: list[int] = []  # the frame at which each of the tracker's events was applied
+    frame_ms: list[float] = []
+    for index, frame in frames_of(folder / "video" / "frames"):
+        started = time.thread_time()
+        if frame is not None:
+            reader.look(index, frame)
+        for event in inputs.pop(index, []):
+            reader.phone(index, event)
+        frame_ms.append(1000 * (time.thread_time() - started))
+        applied += [index] * (len(reader.tracker.events) - len(applied))
+    result, pairs = score(truth, reader.tracker)
+    result.frame_ms = frame_ms
+    for truth_index, index in pairs:  # from the table settling to the state changing
+        settled = meta["settled"][truth_index][0]
+        frame = applied[index]
+        result.delays_ms.append(max(0.0, (frame - settled) * 1000 / fps) + frame_ms[frame])
+    shutil.rmtree(folder / "video" / "frames")  # hundreds of MB a game
+    return result, reader.tracker
+
+
+def perfect_game(truth: Game) -> Score:
+    tracker, _, _ = run_game(truth.events)
+    return score(truth, tracker)[0]
+
+
+def report(scores: list[Score], what: str, elapsed: float) -> None:
+    games = len(scores)
+    matched = sum(s.matched for s in scores)
+    truth, given = sum(s.truth for s in scores), sum(s.given for s in scores)
+    misses: dict[str, int] = {}
+    for s in scores:
+        for kind, n in s.misses.items():
+            misses[kind] = misses.get(kind, 0) + n
+    questions = [s.questions for s in scores]
+    print(f"hearthtop tracker benchmark: {games} bot games {what}; {elapsed:.1f} s")
+    print(f"final state exactly right: {sum(s.right for s in scores)} / {games}")
+    print(f"events: precision {100 * matched / max(given, 1):.1f} %, recall "
+          f"{100 * matched / max(truth, 1):.1f} % ({matched} of {truth} recovered, "
+          f"{given} given)")
+    print("events not recovered by type: " + ", ".join(f"{k} {v}" for k, v in
+                                                        sorted(misses.items()) if v))
+    wrong = [c for s in scores for c in s.wrong_cards]
+    print(f"cards named that the game did not play there: {len(wrong)} {sorted(wrong)}")
+    print(f"questions a game: median {statistics.median(questions):g}, max {max(questions)}")
+    print(f"illegal alerts on legal games: {sum(s.illegal_alerts for s in scores)}")
+    frames = [ms for s in scores for ms in s.frame_ms]
+    if frames:
+        p95 = statistics.quantiles(frames, n=20)[-1]
+        print(f"time a frame (one core, 1280x720, decoding aside): median "
+              f"{statistics.median(frames):.1f} ms, p95 {p95:.1f} ms, max {max(frames):.0f} ms "
+              f"over {len(frames)} frames")
+    delays = [ms for s in scores for ms in s.delays_ms]
+    if delays:
+        print(f"table settled -> state changed: median {statistics.median(delays):.0f} ms, "
+              f"p95 {statistics.quantiles(delays, n=20)[-1]:.0f} ms over {len(delays)} events")
+
+
+def illegal_report(seed: int, video: tuple[Path, float] | None = None) -> None:
+    """Each kind of illegal play in a game, seen by the perfect camera or, with `video`
+    (work folder, fps), rendered and read back."""
+    flagged = 0
+    cases = illegal_games(seed)
+    for number, (code, events) in enumerate(cases):
+        if video is None:
+            tracker, _, _ = run_game(events)
+        else:
+            game = Game.replay(events)
+            _, tracker = video_game(game, video[0] / f"illegal{number:02d}", seed, video[1])
+        codes = {a.code for a in tracker.game.alerts}
+        flagged += code in codes
+        print(f"  illegal {code:<20} {'flagged' if code in codes else 'MISSED'}"
+              + ("" if code in codes else f" (alerts: {sorted(codes)})"), flush=True)
+    print(f"illegal kinds flagged: {flagged} / {len(cases)}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=36, help="games (default 36)")
+    parser.add_argument("--camera", choices=("perfect", "video"), default="perfect",
+                        help="what the tracker is given (default perfect)")
+    parser.add_argument("--games", type=int, help="games (default 36 perfect, 30 video)")
     parser.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
+    parser.add_argument("--first", type=int, default=0,
+                        help="video: the first game to run (the others are read from --work "
+                             "if there, skipped if not: runs may share the games)")
+    parser.add_argument("--fps", type=float, default=15.0, help="video frames a second")
+    parser.add_argument("--work", type=Path, help="video: keep each game here, and resume")
     args = parser.parse_args()
+    games = args.games or (36 if args.camera == "perfect" else 30)
     names = hero_names()
     started = time.perf_counter()
-    right_states, matched, truth_n, recovered_n, questions = 0, 0, 0, 0, []
-    legal_alerts = 0
-    misses: dict[str, int] = {}
-    for number in range(args.games):
+    scores = []
+    work = args.work or Path(tempfile.mkdtemp(prefix="hearthtop-bench-"))
+    for number in range(games):
         heroes = (names[number % 9], names[(number * 4 + 3) % 9])
         truth = play_game(heroes, seed=args.seed + number, sensible=True)
-        tracker, wanted, got = run_game(truth.events)
-        right_states += readable_state(tracker.game) == readable_state(truth)
-        blocks = difflib.SequenceMatcher(a=wanted, b=got, autojunk=False).get_matching_blocks()
-        hits = sum(b.size for b in blocks)
-        matched, truth_n = matched + hits, truth_n + len(wanted)
-        recovered_n += len(got)
-        questions.append(len(tracker.choices))
-        legal_alerts += sum(1 for a in tracker.game.alerts if a.severity == "illegal")
-        for wanted_event in wanted:
-            if wanted_event not in got:
-                kind = json.loads(wanted_event)["type"]
-                misses[kind] = misses.get(kind, 0) + 1
-    elapsed = time.perf_counter() - started
-    print(f"hearthtop tracker benchmark: {args.games} bot games through a perfect camera "
-          f"(the reconciler and live tracker alone); {elapsed:.1f} s")
-    print(f"final state exactly right: {right_states} / {args.games}")
-    print(f"events: precision {100 * matched / max(recovered_n, 1):.1f} %, "
-          f"recall {100 * matched / max(truth_n, 1):.1f} % ({matched} of {truth_n} "
-          f"recovered, {recovered_n} given)")
-    print("events not recovered by type: " + ", ".join(f"{k} {v}" for k, v in
-                                                        sorted(misses.items()) if v))
-    print(f"questions a game: median {statistics.median(questions):g}, max {max(questions)}")
-    print(f"illegal alerts on legal games: {legal_alerts}")
-    flagged = 0
-    cases = illegal_games(args.seed)
-    for code, events in cases:
-        tracker, _, _ = run_game(events)
-        codes = {a.code for a in tracker.game.alerts}
-        flagged += code in codes
-        print(f"  illegal {code:<20} {'flagged' if code in codes else 'MISSED'}"
-              + ("" if code in codes else f" (alerts: {sorted(codes)})"))
-    print(f"illegal kinds flagged: {flagged} / {len(cases)}")
+        if args.camera == "perfect":
+            scores.append(perfect_game(truth))
+            continue
+        done = work / f"game{number:02d}" / "score.json"
+        if done.exists():
+            scores.append(Score(**json.loads(done.read_text())))
+            continue
+        if number < args.first:
+            continue
+        scores.append(video_game(truth, done.parent, args.seed + number, args.fps)[0])
+        done.write_text(json.dumps(asdict(scores[-1])))
+        print(f"game {number}: {heroes[0]} v {heroes[1]}, right {scores[-1].right}, "
+              f"{scores[-1].matched}/{scores[-1].truth} events", flush=True)
+    what = ("through a perfect camera (the reconciler and live tracker alone)"
+            if args.camera == "perfect" else
+            f"simulated as table video at {args.fps:g} fps and read back by the real path")
+    report(scores, what, time.perf_counter() - started)
+    illegal_report(args.seed, None if args.camera == "perfect" else (work, args.fps))
 
 
 if __name__ == "__main__":
