@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import pickle
 import shutil
 import statistics
 import sys
@@ -149,11 +150,11 @@ def video_game(truth: Game, folder: Path, seed: int, fps: float
     folder.mkdir(parents=True, exist_ok=True)
     dump_log(truth.events, folder / "game.jsonl")
     simulate(folder / "game.jsonl", folder / "video", seed=seed, fps=fps, progress=False)
-    meta = json.loads((folder / "video" / "meta.json").read_text())
     inputs = read_phone(folder / "video" / "phone.jsonl")
     reader = TableReader(LiveTracker())
     applied: list[int] = []  # the frame at which each of the tracker's events was applied
     frame_ms: list[float] = []
+    seen = []  # each frame's cards and moving zones, kept to study a game again offline
     for index, frame in frames_of(folder / "video" / "frames"):
         started = time.thread_time()
         if frame is not None:
@@ -162,12 +163,17 @@ def video_game(truth: Game, folder: Path, seed: int, fps: float
             reader.phone(index, event)
         frame_ms.append(1000 * (time.thread_time() - started))
         applied += [index] * (len(reader.tracker.events) - len(applied))
+        seen.append((reader.sighted, reader.moving) if frame is not None else None)
     result, pairs = score(truth, reader.tracker)
     result.frame_ms = frame_ms
-    for truth_index, index in pairs:  # from the table settling to the state changing
-        settled = meta["settled"][truth_index][0]
+    done = [json.loads(line)["frame"] for line in
+            (folder / "video" / "truth.jsonl").read_text().splitlines()]
+    for truth_index, index in pairs:  # from the card laid (the event done) to the state
         frame = applied[index]
-        result.delays_ms.append(max(0.0, (frame - settled) * 1000 / fps) + frame_ms[frame])
+        result.delays_ms.append(max(0.0, (frame - done[truth_index]) * 1000 / fps)
+                                + frame_ms[frame])
+    with open(folder / "video" / "seen.pkl", "wb") as out:
+        pickle.dump(seen, out)
     shutil.rmtree(folder / "video" / "frames")  # hundreds of MB a game
     return result, reader.tracker
 
