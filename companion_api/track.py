@@ -122,6 +122,8 @@ class TableReader:
         self.motion = MotionMask()
         self._zones: tuple[bytes, np.ndarray, list[str]] | None = None  # per calibration
         self.status, self.seen = "lost", None
+        self.sighted: list[Sighting] = []  # the last frame's cards, in table mm
+        self.moving: frozenset[str] = frozenset()  # and the zones where something moved
 
     def look(self, index: int, frame: np.ndarray) -> bool:
         """Take one frame; True when the game's log may have changed."""
@@ -129,14 +131,14 @@ class TableReader:
         calibration = update.calibration
         self.status = "moved" if update.status == "moved" else (
             "ok" if calibration is not None else "lost")
-        self.seen = None
+        self.seen, self.sighted, self.moving = None, [], frozenset()
         moved = self.motion.update(frame)
         if calibration is None:
             return False
         self.seen = self.recognizer.observe(frame, calibration.image_to_table, index)
-        change = self.stabilizer.update(
-            index, sightings(self.seen, calibration.to_table, self.layout),
-            self.moving_zones(moved, calibration, frame.shape))
+        self.sighted = sightings(self.seen, calibration.to_table, self.layout)
+        self.moving = self.moving_zones(moved, calibration, frame.shape)
+        change = self.stabilizer.update(index, self.sighted, self.moving)
         if change is None:
             return False
         self.tracker.seen(change.view, change.hints)
