@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import secrets
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -154,13 +154,12 @@ def _event_sentence(error: RequestValidationError) -> str:
 
 def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits(),
                game_limits: Limits | None = None,
-               demo: Callable[[Callable[[Event], Awaitable[list]]], Awaitable[None]]
-               | None = None, feed: Callable[[Callable], Any] | None = None) -> FastAPI:
-    """The server for one table, keeping its games in `data`. `demo`, if given, runs beside
-    the server and plays events through the function it is given (as a phone would).
-    `feed`, if given, makes the live source (`companion_api.feed.CameraFeed`) from the
-    function that takes its log and camera status; the camera then keeps the game, and the
-    phone gives only what no camera sees (new game, end of turn, concession)."""
+               feed: Callable[[Callable], Any] | None = None) -> FastAPI:
+    """The server for one table, keeping its games in `data`. `feed`, if given, makes the
+    live source (`companion_api.feed.CameraFeed`, a camera or a recording such as the
+    demo's) from the function that takes its log, camera status and game number; the
+    camera then keeps the game, and the phone gives only what no camera sees (new game,
+    end of turn, concession)."""
     folder = data if isinstance(data, DataFolder) else DataFolder(Path(data))
     session = Session(folder, game_limits or Limits())
     token = folder.token()
@@ -181,16 +180,12 @@ def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        async def add(event: Event) -> list:
-            return await locked(session.add, event)
-
-        task = asyncio.create_task(demo(add)) if demo else None
         loop = asyncio.get_running_loop()
 
-        def publish(tracker: Any, camera: str) -> None:  # from the feed's thread
+        def publish(tracker: Any, camera: str, game: int) -> None:  # from the feed's thread
             asyncio.run_coroutine_threadsafe(
                 locked(session.mirror, list(tracker.events), camera,
-                       tracker.open_choices()), loop).result(30)
+                       tracker.open_choices(), game), loop).result(30)
 
         camera = feed(publish) if feed else None
         app.state.feed = camera
@@ -201,10 +196,6 @@ def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits()
         finally:
             if camera:
                 await asyncio.to_thread(camera.stop)
-            if task:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
             folder.close()
 
     app = FastAPI(title="Hearthtop Companion", version=API_VERSION, lifespan=lifespan,

@@ -11,7 +11,6 @@ import json
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
-from importlib.resources import files
 from pathlib import Path
 
 from tracker.alerts import Alert
@@ -19,7 +18,7 @@ from tracker.engine import EngineError, Game
 from tracker.events import Event, LogError, dump_log, iter_log
 
 EXIT_USAGE = 2
-SAMPLE_LOG = files("tracker") / "samples" / "demo_game.jsonl"
+MAX_DEMO_PACE = 100.0  # past this, nearly every frame is dropped: nothing to follow
 
 
 def replay_log(path: Path, *, on_event: Callable[[Game, Event, list[Alert]], None] | None = None,
@@ -58,15 +57,17 @@ def _run(args: argparse.Namespace) -> int:
                        "file or a folder of frames")
     if not 0 < args.port < 65536:
         raise LogError(f"--port {args.port}: a port is a number from 1 to 65535")
-    if not 0 <= args.demo_pace <= 3600:
-        raise LogError(f"--demo-pace {args.demo_pace:g}: give seconds from 0 to 3600")
+    if not 0.1 <= args.demo_pace <= MAX_DEMO_PACE:
+        raise LogError(f"--demo-pace {args.demo_pace:g}: give a speed from 0.1 to "
+                       f"{MAX_DEMO_PACE:g} (1 is real time)")
+    if args.demo and args.source is not None:
+        raise LogError("--demo: the demo plays its own recording; give --demo or --source")
     options = {"host": args.host, "port": args.port, "qr": not args.no_qr,
                "source": args.source}
     try:
         if args.demo:  # the demo's games are shown, not kept: a folder of their own
             with tempfile.TemporaryDirectory(prefix="hearthtop-demo-") as data:
-                serve(data=Path(data), demo_log=Path(str(SAMPLE_LOG)),
-                      demo_pace_s=args.demo_pace, **options)
+                serve(data=Path(data), demo=True, speed=args.demo_pace, **options)
         else:
             serve(data=Path(args.data) if args.data else default_data_folder(), **options)
     except (ServerError, StoreError) as error:
@@ -196,7 +197,10 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser(
         "run", help="run the companion server: the phone keeps the score; --demo plays the "
                     "bundled demo game")
-    run.add_argument("--source", help="camera index, video file, stream URL or image folder")
+    run.add_argument("--source", help="camera index, stream URL, or a recording: a video "
+                                      "file or a folder of frames (or the folder `simulate` "
+                                      "wrote), played in real time with the phone.jsonl "
+                                      "beside it")
     run.add_argument("--host", default="0.0.0.0",
                      help="address to listen on (default: every interface, so phones on the "
                           "local network can reach it)")
@@ -204,9 +208,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--data", help="folder for the token and the games (default: "
                                     "~/.local/share/hearthtop-companion)")
     run.add_argument("--demo", action="store_true",
-                     help="play the bundled demo game turn by turn (its games are not kept)")
-    run.add_argument("--demo-pace", type=float, default=1.5, metavar="SECONDS",
-                     help="seconds between two events of the demo (default 1.5)")
+                     help="play the bundled demo recording through the camera pipeline, as "
+                          "a live game, again and again (its games are not kept)")
+    run.add_argument("--demo-pace", type=float, default=1.0, metavar="FACTOR",
+                     help="the demo's speed: 1 is real time (default), 2 twice as fast; "
+                          "frames the machine cannot read in time are dropped")
     run.add_argument("--no-qr", action="store_true", help="print no QR code")
     run.set_defaults(handler=_run)
     tracked = commands.add_parser(

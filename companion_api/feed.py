@@ -1,12 +1,13 @@
 """A live source behind the server: frames in, the game's log kept in step with the session.
 
-`CameraFeed` runs in a thread of its own: it reads frames (a camera index, a stream URL, a
-video file, or a folder of frames played at its frame rate), runs the recogniser, the
-stabilizer and the live tracker on them (`companion_api.track`), and after every change
-hands the tracker's log to the session, which keeps the log on disk and pushes the state.
-The phone's inputs (new game, end of turn, concession) go to the tracker at the frame they
-arrive. It also keeps the latest frame, annotated with the cards read, for `/stream.mjpg`,
-and says how the camera is doing (`ok`, `lost`, `moved`) in the state's `camera`.
+`CameraFeed` runs in a thread of its own: it reads frames (a camera index, a stream URL, or
+a `Recording`: a video file or a folder of frames played at its frame rate, with the phone's
+inputs that came with it), runs the recogniser, the stabilizer and the live tracker on them
+(`companion_api.track.TableReader`), and after every change hands the tracker's log to the
+session, which keeps the log on disk and pushes the state. The phone's inputs (new game,
+end of turn, concession) go to the tracker at the frame they arrive. It also keeps the
+latest frame, annotated with the cards read, for `/stream.mjpg`, and says how the camera is
+doing (`ok`, `lost`, `moved`) in the state's `camera`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import json
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -23,14 +25,60 @@ import numpy as np
 
 from calibration import Layout, default_layout
 from tracker.engine import EngineError
-from tracker.events import Event
+from tracker.events import Event, NewGame
 from tracker.live import LiveTracker
 
-from .track import TableReader, TrackError, frames_of
+from .track import TableReader, TrackError, frames_of, read_phone
 
 LOST_AFTER_S = 2.0  # no frame for this long: the camera is lost
 RETRY_S = 1.0  # between attempts to open a lost camera again
 STREAM_FPS = 8.0  # the annotated stream is for people: a few frames a second
+REST_S = 8.0  # on a looped recording's last frame (at real time), before it starts again
+DEFAULT_FPS = 15.0  # a recording that does not say its own (simulate's default)
+
+Publish = Callable[[LiveTracker, str, int], None]
+
+
+@dataclass(frozen=True)
+class Recording:
+    """A recorded game to play as if it were live: its frames (a video file or a folder of
+    images), their rate, and the phone's inputs by frame (`phone.jsonl` beside the frames,
+    as `simulate` writes it: no camera sees a new game or the end of a turn)."""
+
+    frames: Path
+    fps: float = DEFAULT_FPS
+    inputs: dict[int, list[Event]] = field(default_factory=dict)
+
+    @classmethod
+    def at(cls, path: Path) -> Recording:
+        """The recording at `path`: a video file, a folder of frames, or the folder that
+        `simulate` wrote (`frames/`, `phone.jsonl`, `meta.json`). TrackError when its
+        phone file cannot be used."""
+        frames = path / "frames" if (path / "frames").is_dir() else path
+        phone = _beside(frames, "phone.jsonl")
+        return cls(frames, _fps(frames), read_phone(phone) if phone else {})
+
+
+def _beside(frames: Path, name: str) -> Path | None:
+    """A file that came with the frames: in their folder, or in the folder holding them."""
+    places = ([frames] if frames.is_dir() else []) + [frames.parent]
+    return next((p / name for p in places if (p / name).is_file()), None)
+
+
+def _fps(frames: Path) -> float:
+    meta = _beside(frames, "meta.json")
+    if meta is not None:
+        try:
+            return float(json.loads(meta.read_text())["fps"])
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    if frames.is_file():
+        capture = cv2.VideoCapture(str(frames))
+        fps = capture.get(cv2.CAP_PROP_FPS)
+        capture.release()
+        if 1 <= fps <= 240:  # a file with no rate says 0 (or nonsense)
+            return fps
+    return DEFAULT_FPS
 
 
 def _open(source: str) -> cv2.VideoCapture:
@@ -38,28 +86,28 @@ def _open(source: str) -> cv2.VideoCapture:
 
 
 class CameraFeed:
-    def __init__(self, source: str, publish: Callable[[LiveTracker, str], None], *,
-                 layout: Layout | None = None, fps: float | None = None) -> None:
-        """`publish(tracker, camera_status)` is called from the feed's thread after a
-        change; it reads the tracker's log and open choices there and then."""
+    def __init__(self, source: str | Recording, publish: Publish, *,
+                 layout: Layout | None = None, speed: float = 1.0, loop: bool = False) -> None:
+        """`source`: a camera index or stream URL, or a recording, played at its frame rate
+        times `speed` (frames whose time has passed are dropped, so the game is never
+        behind by more than a frame), its phone inputs applied at their frames as if a
+        phone had sent them, from the start again after the end when `loop`.
+        `publish(tracker, camera_status, game)` is called from the feed's thread after a
+        change; it reads the tracker's log and open choices there and then; `game` counts
+        the new games started, so that one with the same heroes is still a new one."""
         self.source, self.publish = source, publish
         self.layout = layout or default_layout()
-        self.fps = fps or self._folder_fps()
+        self.speed, self.loop = speed, loop
         self.tracker = LiveTracker()
+        self.games = 0
         self.status = "lost"
         self.jpeg: bytes | None = None  # the latest annotated frame
-        self._inputs: list[Event] = []
+        self.frame = 0  # frames looked at
+        self._shown = 0.0  # when the stream's frame was made
+        self._inputs: list[Event | tuple[int, int]] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
-        self.frame = 0
-
-    def _folder_fps(self) -> float:
-        meta = Path(self.source) / "meta.json"
-        try:
-            return float(json.loads(meta.read_text())["fps"])
-        except (OSError, ValueError, KeyError, TypeError):
-            return 15.0
 
     # --- control ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -80,58 +128,90 @@ class CameraFeed:
             self._inputs.append((choice, option))
 
     # --- the loop ----------------------------------------------------------------------------
-    def _frames(self):
-        """Frames as they come: a folder at its frame rate, a camera or stream as it gives
-        them (opened again when lost)."""
-        path = Path(self.source)
-        if path.exists():  # a recording: a folder of frames or a video file, to its end
-            try:
-                yield from (frame for _, frame in frames_of(path))
-            except TrackError as error:
-                print(f"hearthtop-companion: warning: {error}", file=sys.stderr)
-            return
-        capture = _open(self.source)
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            reader = TableReader(self.tracker, self.layout)  # the models load in this thread
+            if not isinstance(self.source, Recording):
+                self._watch(reader, self.source)
+            elif not self._play(reader, self.source) or not self.loop:
+                break
+            else:  # the final board stays a while, then the recording's game begins again
+                self._wait(REST_S / self.speed)
+                # a tracker with no game until the recording's new game: the table at the
+                # start is never explained as a change to the last game (a misread one
+                # may not have ended)
+                self.tracker = LiveTracker()
+        self._idle()
+
+    def _watch(self, reader: TableReader, source: str) -> None:
+        """A camera or stream, frames as it gives them, opened again when lost."""
+        capture = _open(source)
+        last_frame = time.monotonic()
         while not self._stop.is_set():
             ok, frame = capture.read() if capture.isOpened() else (False, None)
             if ok:
-                yield frame
+                last_frame = time.monotonic()
+                self._step(reader, self.frame, frame)
                 continue
-            yield None
+            lost = time.monotonic() - last_frame > LOST_AFTER_S
+            self._update(self._take_inputs(), "lost" if lost else self.status)
             capture.release()
-            time.sleep(RETRY_S)
-            capture = _open(self.source)
+            self._stop.wait(RETRY_S)
+            capture = _open(source)
         capture.release()
 
-    def _run(self) -> None:
-        reader = TableReader(self.tracker, self.layout)  # the models load in this thread
-        period = 1.0 / self.fps if Path(self.source).is_dir() else 0.0
-        last_frame = time.monotonic()
-        shown = 0.0
-        for frame in self._frames():
-            if self._stop.is_set():
-                break
-            started = time.monotonic()
-            changed = self._take_inputs()
-            status = self.status
-            if frame is None:
-                status = "lost" if started - last_frame > LOST_AFTER_S else status
-            else:
-                last_frame = started
-                try:
-                    changed |= reader.look(self.frame, frame)
-                except Exception as error:  # one bad frame must not stop the game
-                    print(f"hearthtop-companion: warning: frame {self.frame} skipped "
-                          f"({type(error).__name__}: {error})", file=sys.stderr)
-                status = reader.status
-                if started - shown >= 1.0 / STREAM_FPS:
-                    self.jpeg, shown = _annotated(frame, reader.seen), started
-                self.frame += 1
-            if changed or status != self.status:
-                self.status = status
-                self._publish()
-            if period:
-                time.sleep(max(0.0, period - (time.monotonic() - started)))
-        self._idle()
+    def _play(self, reader: TableReader, recording: Recording) -> bool:
+        """A recording by the wall clock: frame N at N / fps (over `speed`) seconds. A
+        frame whose time has passed while the last was read is dropped (its phone inputs
+        still count). False when stopped or the recording cannot be read."""
+        period = 1.0 / (recording.fps * self.speed)
+        start = time.monotonic()
+        try:
+            for index, frame in frames_of(recording.frames):
+                late = time.monotonic() - (start + index * period)
+                if late < 0:
+                    self._stop.wait(-late)
+                if self._stop.is_set():
+                    return False
+                self._step(reader, index, frame if late < period else None,
+                           recording.inputs.get(index, ()))
+        except TrackError as error:
+            print(f"hearthtop-companion: warning: {error}", file=sys.stderr)
+            return False
+        return True
+
+    def _step(self, reader: TableReader, index: int, frame: np.ndarray | None,
+              inputs: Sequence[Event] = ()) -> None:
+        """One frame (None: dropped or unreadable, nothing looked at), then the phone's
+        inputs: the recording's at this frame and those that came meanwhile."""
+        changed, status = False, self.status
+        if frame is not None:
+            try:
+                changed = reader.look(index, frame)
+            except Exception as error:  # one bad frame must not stop the game
+                print(f"hearthtop-companion: warning: frame {index} skipped "
+                      f"({type(error).__name__}: {error})", file=sys.stderr)
+            status = reader.status
+            self.frame += 1
+            now = time.monotonic()
+            if now - self._shown >= 1.0 / STREAM_FPS:
+                self.jpeg, self._shown = _annotated(frame, reader.seen), now
+        for event in inputs:
+            self.phone(event)
+        self._update(self._take_inputs() or changed, status)
+
+    def _update(self, changed: bool, status: str) -> None:
+        if changed or status != self.status:
+            self.status = status
+            self._publish()
+
+    def _wait(self, seconds: float) -> None:
+        """Let time pass on the table as it is; the phone's inputs still count."""
+        end = time.monotonic() + seconds
+        while not self._stop.wait(min(0.1, max(0.0, end - time.monotonic()))):
+            self._update(self._take_inputs(), self.status)
+            if time.monotonic() >= end:
+                return
 
     def _idle(self) -> None:
         self.status = "lost"  # the recording ended: the phone's inputs still count
@@ -142,7 +222,7 @@ class CameraFeed:
 
     def _publish(self) -> None:
         try:
-            self.publish(self.tracker, self.status)
+            self.publish(self.tracker, self.status, self.games)
         except Exception as error:  # the server is stopping, or refused: the next change
             print(f"hearthtop-companion: warning: the state was not updated "
                   f"({type(error).__name__}: {error})", file=sys.stderr)
@@ -158,6 +238,7 @@ class CameraFeed:
                         self.tracker.answer(choice, item[1])
                 else:
                     self.tracker.phone(item)
+                    self.games += isinstance(item, NewGame)
             except EngineError as error:  # checked before it came; never stop the camera
                 print(f"hearthtop-companion: warning: {error}", file=sys.stderr)
         return bool(inputs)

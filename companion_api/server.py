@@ -1,27 +1,25 @@
 """Running the server for people: the address a phone can reach, the QR code that carries
-the table's token, the bundled demo game played turn by turn, a clean stop on Ctrl-C."""
+the table's token, the bundled demo recording played as a live game, a clean stop on
+Ctrl-C."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import socket
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 
 import uvicorn
 
 from calibration import Layout
-from tracker.events import Event, read_log
 
 from .app import create_app
 from .store import DataFolder
 
-DEMO_PACE_S = 1.5  # between two events of the demo, so that a newcomer can follow
-DEMO_REST_S = 10.0  # on the final board, before the demo starts again
-
-Add = Callable[[Event], Awaitable[list]]
+# A simulated game as the webcam above the table records it, with the phone's inputs
+# beside it (`python -m vision.synth.demo_recording` makes it; docs/table.md).
+DEMO_RECORDING = Path(__file__).with_name("demo") / "table.mp4"
 
 
 class ServerError(ValueError):
@@ -43,19 +41,6 @@ def lan_address() -> str:
             return "127.0.0.1"
 
 
-def demo_player(log: Path, pace_s: float = DEMO_PACE_S) -> Callable[[Add], Awaitable[None]]:
-    """Play a log's events one by one, again and again, at a pace people can follow."""
-    events = read_log(log)
-
-    async def play(add: Add) -> None:
-        while True:
-            for event in events:
-                await add(event)
-                await asyncio.sleep(pace_s * (2 if event.type == "end_turn" else 1))
-            await asyncio.sleep(max(DEMO_REST_S * pace_s / DEMO_PACE_S, 0.5))
-    return play
-
-
 def _bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -72,7 +57,8 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def welcome(url: str, token: str, data: Path, *, qr: bool, demo: bool) -> str:
+def welcome(url: str, token: str, data: Path, *, qr: bool, demo: bool,
+            stream: bool = False) -> str:
     """What `run` prints: where to point the phone (with the token), the other pages."""
     phone = f"{url}/?token={token}"
     lines = ["Hearthtop Companion is running" + (" the demo game" if demo else "") + ".",
@@ -86,31 +72,54 @@ def welcome(url: str, token: str, data: Path, *, qr: bool, demo: bool) -> str:
         segno.make(phone, error="l").terminal(out, compact=True)
         lines += [out.getvalue()]
     lines += [f"Watch (read-only):  {url}/watch",
-              f"OBS overlay:        {url}/overlay  (browser source, 1920x1080)",
-              f"API:                {url}/docs",
-              f"Games are kept in   {data}",
-              "Ctrl-C stops the server; the game is saved as it goes."]
+              f"OBS overlay:        {url}/overlay  (browser source, 1920x1080)"]
+    if stream:
+        lines += [f"Table camera:       {url}/stream.mjpg  (the cards as they are read)"]
+    lines += [f"API:                {url}/docs",
+              "The demo's games are not kept; it starts again after each game." if demo
+              else f"Games are kept in   {data}",
+              "Ctrl-C stops the server" + ("." if demo else "; the game is saved as it goes.")]
     return "\n".join(lines)
 
 
-def serve(*, host: str, port: int, data: Path, demo_log: Path | None = None,
-          demo_pace_s: float = DEMO_PACE_S, qr: bool = True, source: str | None = None,
-          layout: Layout | None = None) -> None:
-    """Run the server until Ctrl-C; with a source, the camera keeps the game."""
-    folder = DataFolder(data)
-    demo = demo_player(demo_log, demo_pace_s) if demo_log else None
-    feed = None
-    if source is not None:
-        from .feed import CameraFeed
+def live_source(source: str, *, demo: bool = False, speed: float = 1.0,
+                layout: Layout | None = None) -> Callable:
+    """What makes the camera feed: a camera index or stream URL, or a recording (a video
+    file or a folder of frames, with the phone inputs that came with it) played at its
+    frame rate times `speed`; the demo's again and again. ServerError when a recording's
+    phone file cannot be used."""
+    from .feed import CameraFeed, Recording
+    from .track import TrackError
 
-        def feed(publish: Callable) -> CameraFeed:
-            return CameraFeed(source, publish, layout=layout)
-    app = create_app(folder, demo=demo, feed=feed)
+    live: str | Recording = source
+    if Path(source).exists():
+        try:
+            live = Recording.at(Path(source))
+        except TrackError as error:
+            raise ServerError(str(error)) from None
+
+    def feed(publish: Callable) -> CameraFeed:
+        return CameraFeed(live, publish, layout=layout, speed=speed, loop=demo)
+    return feed
+
+
+def serve(*, host: str, port: int, data: Path, qr: bool = True, source: str | None = None,
+          demo: bool = False, speed: float = 1.0, layout: Layout | None = None) -> None:
+    """Run the server until Ctrl-C; with a source (the demo: the bundled recording), the
+    camera keeps the game."""
+    if demo and not DEMO_RECORDING.is_file():
+        raise ServerError(f"{DEMO_RECORDING}: the demo recording is not installed; "
+                          "reinstall the package")
+    source = str(DEMO_RECORDING) if demo else source
+    feed = None if source is None else live_source(source, demo=demo, speed=speed,
+                                                   layout=layout)
+    folder = DataFolder(data)
+    app = create_app(folder, feed=feed)
     sock = _bind(host, port)
     shown = lan_address() if host in ("0.0.0.0", "::", "") else host
     shown = f"[{shown}]" if ":" in shown else shown
     print(welcome(f"http://{shown}:{port}", app.state.token, folder.root, qr=qr,
-                  demo=demo is not None), flush=True)
+                  demo=demo, stream=feed is not None), flush=True)
     if app.state.session.resumed_torn:
         print("note: the last event of the stored game was cut off by a stop mid-write; it "
               "was never confirmed to any phone and is dropped", flush=True)

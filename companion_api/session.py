@@ -59,6 +59,7 @@ class Session:
         self.questions: dict[int, Question] = {}
         self.version = 0
         self.camera: str | None = None  # with a live source: ok, lost, frozen, covered, moved
+        self.mirrored: int | None = None  # which of the live source's games is mirrored
         self.resumed_torn = False
         self._next_question = 1
         self._summaries: dict[str, dict[str, Any]] = {}
@@ -153,10 +154,12 @@ class Session:
         return event
 
     def mirror(self, events: list[Event], camera: str | None = None,
-               choices: list | None = None) -> None:
+               choices: list | None = None, game: int | None = None) -> None:
         """Make the log `events` (the live tracker's): what both share is kept, what the
         tracker took back is undone, what it added is added. A log that starts another
-        game starts a new one. The tracker's open choices are the questions."""
+        game starts a new one, and so does a new `game` number from the source: a new game
+        with the same heroes begins with the same event, and undoing the last game down to
+        it would overwrite that game's log. The tracker's open choices are the questions."""
         questions = {c.id: Question(id=c.id, prompt="The camera could not tell which "
                                     "happened; the first is in the score now:",
                                     options=[{"label": label[:200]} for label in c.labels])
@@ -166,9 +169,9 @@ class Session:
             self._changed()
         if not events:
             return
-        if self.game_id is None or self.game.events[:1] != events[:1]:
+        if self.game_id is None or self.game.events[:1] != events[:1] or game != self.mirrored:
             self.new_game(events[0])
-            self.questions = questions
+            self.questions, self.mirrored = questions, game
         shared = 0
         for mine, theirs in zip(self.game.events, events, strict=False):
             if mine != theirs:

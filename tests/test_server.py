@@ -164,7 +164,8 @@ def _run(*args: str) -> subprocess.CompletedProcess:
     (("--port", "0"), "--port 0: a port is a number from 1 to 65535"),
     (("--source", "/no/such/recording"), "--source /no/such/recording: not a camera index"),
     (("--data", "/proc/none/here"), "cannot make the data folder"),
-    (("--demo", "--demo-pace", "-1"), "--demo-pace -1: give seconds from 0 to 3600"),
+    (("--demo", "--demo-pace", "0"), "--demo-pace 0: give a speed from 0.1 to 100"),
+    (("--demo", "--source", "0"), "--demo: the demo plays its own recording"),
 ])
 def test_run_refuses_what_it_cannot_use_in_one_line(args, says):
     result = _run(*args)
@@ -186,23 +187,58 @@ def test_a_port_in_use_is_a_one_line_error(tmp_path):
         server.kill()
 
 
-def test_the_demo_plays_the_bundled_game_turn_by_turn(tmp_path):
-    server = ProcessServer(tmp_path, "--demo", "--demo-pace", "0.02")
+def _until(live, test, seconds: float, what: str) -> dict:
+    """The state once `test(state)` holds, polled; fails after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not test(state := live.get("/api/state").json()):
+        assert time.monotonic() < deadline, f"{what} within {seconds:g} s: {state}"
+        time.sleep(0.1)
+    return state
+
+
+def _minions(state: dict) -> list[str]:
+    return [m["id"] for side in (state["players"] or {}).values() for m in side["minions"]]
+
+
+def test_the_demo_plays_its_recording_through_the_camera_as_a_live_game(tmp_path):
+    # four times real time: the recording's first minion (7H, 40 s in) is read in ~10 s
+    server = ProcessServer(tmp_path, "--demo", "--demo-pace", "4")
     live = server.start()
     try:
-        seen = set()
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and not {"mulligan", "play", "over"} <= seen:
-            state = live.get("/api/state").json()
-            seen.add(state["phase"])
-            if state["players"] and state["players"]["p1"]["minions"]:
-                seen.add("play")
-            time.sleep(0.02)
-        assert {"mulligan", "play", "over"} <= seen
-        assert state["players"]["p1"]["hero"] == "jaina"
+        state = _until(live, lambda s: s["players"], 15,
+                       "the recording's phone inputs started a game")
+        assert {p: s["hero"] for p, s in state["players"].items()} == {
+            "p1": "valeera", "p2": "thrall"}
+        state = _until(live, _minions, 40, "a minion was read from the table")
+        assert state["camera"] in ("ok", "moved")
+        with httpx.stream("GET", live.url + "/stream.mjpg", timeout=10) as stream:
+            chunks = stream.iter_bytes()
+            first = next(chunks)
+            while first.count(b"\xff\xd9") < 1:  # the whole first JPEG
+                first += next(chunks)
+        assert first.startswith(b"--frame\r\nContent-Type: image/jpeg")
+        jpeg = first[first.index(b"\xff\xd8"):first.index(b"\xff\xd9") + 2]
+        assert cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR).shape == (
+            720, 1280, 3)
+    finally:
+        output = server.stop()
+    assert "Table camera:" in output and "Traceback" not in output
+    assert not list(tmp_path.glob("games/*.jsonl"))  # the demo's games are not kept
+
+
+def test_the_demo_starts_its_game_again_after_the_end(tmp_path):
+    server = ProcessServer(tmp_path, "--demo", "--demo-pace", "30")  # 4 s a game
+    live = server.start()
+    try:
+        deadline = time.monotonic() + 25
+        while len(games := live.get("/api/games").json()) < 2:
+            assert time.monotonic() < deadline, f"the demo never started again: {games}"
+            time.sleep(0.2)
+        assert all(g["heroes"] == {"p1": "valeera", "p2": "thrall"} for g in games)
+        # the game before is kept as it went, not undone into the next one
+        assert max(g["events"] for g in games) > 1
     finally:
         server.stop()
-    assert not list(tmp_path.glob("games/*.jsonl"))  # the demo's games are not kept
 
 
 def test_an_event_the_disk_cannot_keep_is_taken_back(tmp_path, monkeypatch):

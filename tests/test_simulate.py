@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from calibration import TableCalibration, default_layout
-from companion_api.cli import SAMPLE_LOG, main
+from companion_api.cli import main
 from models.designs import held_out_designs
 from tracker.bot import play_game
 from tracker.engine import Game
@@ -24,7 +24,8 @@ from vision.synth.game_events import Players
 from vision.synth.game_motion import Identities
 from vision.synth.game_table import Geometry
 
-LOG_LINES = Path(str(SAMPLE_LOG)).read_text().splitlines()
+SAMPLE_LOG = Path(__file__).resolve().parents[1] / "tracker" / "samples" / "demo_game.jsonl"
+LOG_LINES = SAMPLE_LOG.read_text().splitlines()
 
 
 def simulate(tmp: Path, lines: list[str], *extra: str) -> tuple[int, str, str, Path]:

@@ -17,5 +17,6 @@ Training samples and scenes, the tests' scenes and the end-to-end game videos (D
   rules' view laid out in the zones), `game_events` and `game_motion` (each event played
   card by card by the players' hands), `game_frames` (the frames), `game_faults` (camera
   faults); `game_views`: what a perfect camera would see of a game, for the tracker's
-  benchmark
+  benchmark; `demo_recording`: the recipe of the recording `run --demo` plays
+  (`python -m vision.synth.demo_recording`)
 """

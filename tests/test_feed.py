@@ -1,0 +1,92 @@
+"""The live source's recordings: a recorded game found with the phone's inputs that came
+with it, played by the wall clock (frames dropped, never lagging), and the session keeping
+each game the camera starts."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import cv2
+import numpy as np
+
+from companion_api.cli import main
+from companion_api.feed import CameraFeed, Recording
+from companion_api.session import Session
+from companion_api.store import DataFolder
+from tracker.events import EndTurn, NewGame
+from tracker.live import LiveTracker
+
+NEW = {"type": "new_game", "heroes": {"p1": "jaina", "p2": "thrall"}}
+BLANK = np.full((180, 320, 3), 60, np.uint8)  # a table the camera cannot find
+
+
+def _simulated(folder, frames: int, fps: float, phone: list[tuple[int, dict]]):
+    """A folder laid out as `simulate` writes it: frames/, phone.jsonl, meta.json."""
+    (folder / "frames").mkdir(parents=True)
+    for number in range(frames):
+        cv2.imwrite(str(folder / "frames" / f"{number:06d}.jpg"), BLANK)
+    (folder / "meta.json").write_text(json.dumps({"fps": fps}))
+    (folder / "phone.jsonl").write_text("".join(
+        json.dumps({"frame": frame, "event": event}) + "\n" for frame, event in phone))
+    return folder
+
+
+def test_a_simulated_game_is_found_with_its_phone_inputs_and_frame_rate(tmp_path):
+    folder = _simulated(tmp_path / "game", 3, 12.5, [(0, NEW), (2, {"type": "end_turn"})])
+    for given in (folder, folder / "frames"):
+        recording = Recording.at(given)
+        assert recording.frames == folder / "frames" and recording.fps == 12.5
+        assert sorted(recording.inputs) == [0, 2]
+        assert recording.inputs[2][0].type == "end_turn"
+
+
+def test_a_video_file_plays_at_its_own_frame_rate(tmp_path):
+    video = tmp_path / "table.mp4"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"mp4v"), 12, (320, 180))
+    for _ in range(3):
+        writer.write(BLANK)
+    writer.release()
+    recording = Recording.at(video)
+    assert recording.fps == 12 and recording.inputs == {}
+
+
+def test_a_recording_whose_phone_file_is_broken_is_refused_in_one_line(tmp_path, capsys):
+    folder = _simulated(tmp_path / "game", 1, 15, [(0, NEW)])
+    (folder / "phone.jsonl").write_text('{"frame": 0, "event": {"type": "play"}}\n')
+    code = main(["run", "--source", str(folder), "--data", str(tmp_path / "data"),
+                 "--port", "1", "--no-qr"])
+    error = capsys.readouterr().err
+    assert code == 2 and error.count("\n") == 1
+    assert "phone.jsonl:1: not a phone input" in error
+    assert not (tmp_path / "data").exists()
+
+
+def test_a_recording_too_fast_to_read_drops_frames_but_not_the_phone_inputs(tmp_path):
+    # 100,000 frames a second: every frame is late once the one before has been read
+    folder = _simulated(tmp_path / "game", 40, 100_000,
+                        [(3, NEW), (20, {"type": "end_turn"}), (39, {"type": "end_turn"})])
+    published = []
+    feed = CameraFeed(Recording.at(folder), lambda tracker, status, game: published.append(
+        (len(tracker.events), status, game)))
+    feed.start()
+    deadline = time.monotonic() + 20
+    while not published or published[-1] != (3, "lost", 1):
+        assert time.monotonic() < deadline, f"the recording never ended: {published}"
+        time.sleep(0.05)
+    feed.stop()
+    assert feed.frame < 10  # looked at: the first, and a few the clock allowed
+    assert [e.type for e in feed.tracker.events] == ["new_game", "end_turn", "end_turn"]
+
+
+def test_a_new_game_from_the_camera_with_the_same_heroes_keeps_the_last_one(tmp_path):
+    tracker = LiveTracker()
+    tracker.phone(NewGame(heroes={"p1": "jaina", "p2": "thrall"}))
+    tracker.phone(EndTurn())
+    session = Session(DataFolder(tmp_path))
+    session.mirror(list(tracker.events), "ok", [], game=1)
+    first = session.game_id
+    tracker.phone(NewGame(heroes={"p1": "jaina", "p2": "thrall"}))  # the same first event
+    session.mirror(list(tracker.events), "ok", [], game=2)
+    assert session.game_id != first and len(session.game.events) == 1
+    assert len(DataFolder(tmp_path).read(first).events) == 2  # not undone into the new one
