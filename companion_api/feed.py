@@ -198,7 +198,7 @@ class CameraFeed:
                 self.jpeg, self._shown = _annotated(frame, reader.seen), now
         for event in inputs:
             self.phone(event)
-        self._update(self._take_inputs() or changed, status)
+        self._update(self._take_inputs(reader, index) or changed, status)
 
     def _update(self, changed: bool, status: str) -> None:
         if changed or status != self.status:
@@ -227,7 +227,9 @@ class CameraFeed:
             print(f"hearthtop-companion: warning: the state was not updated "
                   f"({type(error).__name__}: {error})", file=sys.stderr)
 
-    def _take_inputs(self) -> bool:
+    def _take_inputs(self, reader: TableReader | None = None, index: int = 0) -> bool:
+        """The phone's inputs and answers that came; with the `reader` of frame `index`,
+        what the table shows is explained first (an end of turn closes the turn)."""
         with self._lock:
             inputs, self._inputs = self._inputs, []
         for item in inputs:
@@ -237,7 +239,10 @@ class CameraFeed:
                     if choice is not None and item[1] < len(choice.options):
                         self.tracker.answer(choice, item[1])
                 else:
-                    self.tracker.phone(item)
+                    if reader is not None:
+                        reader.phone(index, item)
+                    else:
+                        self.tracker.phone(item)
                     self.games += isinstance(item, NewGame)
             except EngineError as error:  # checked before it came; never stop the camera
                 print(f"hearthtop-companion: warning: {error}", file=sys.stderr)
