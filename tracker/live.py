@@ -81,9 +81,16 @@ class LiveTracker:
         together = _merged(waited[1], hints) if waited else hints
         self._unmask_secrets(together.revealed)
         found = explain(self.game, view, together)
-        if waited and not found.explained:  # the waiting view was no move caught midway
-            self._apply(waited[0])
-            found = explain(self.game, view, hints)
+        if waited:
+            # the waiting view's events then this view's, unless both views together are
+            # explained better (it was a move caught midway)
+            ahead = self.game.copy()
+            for event in waited[0].events:
+                ahead.apply(event)
+            after = explain(ahead, view, hints)
+            if not found.explained or after.distance <= found.distance:
+                self._apply(waited[0])
+                found = explain(self.game, view, hints)
         elif not found.explained and found.events and not now:
             self._waiting = (found, together)
             return Explanation([], found.distance)

@@ -34,6 +34,7 @@ CARD_MISS = 10.0
 MINION_MISS = 6.0
 SECRET_MISS = 3.0
 MARKER_MISS = 1.0
+BUFF_MISS = 0.4  # a +1/+1 shows only a strip from under its minion: often not seen at all
 ILLEGAL = 0.5  # a legal explanation is preferred to an equally close illegal one
 EXPLAINED = 0.5  # at most this far: the view is explained
 TOKEN = "token"  # an attacker hint: a face-down stack slid forward (one of the tokens)
@@ -79,7 +80,8 @@ class Explanation:
 def _minion_distance(a: MinionView, b: MinionView) -> float:
     spells = len(set(a.spells) ^ set(b.spells)) * CARD_MISS
     stack = abs(a.stack - b.stack) if a.stack and b.stack else 0  # 0: not counted
-    return spells + MARKER_MISS * (abs(a.damage - b.damage) + abs(a.buffs - b.buffs) + stack)
+    return spells + MARKER_MISS * (abs(a.damage - b.damage) + stack) \
+        + BUFF_MISS * abs(a.buffs - b.buffs)
 
 
 def _side_distance(expected: SideView, seen: SideView) -> float:
