@@ -24,6 +24,15 @@ from .view import TableView
 PHONE_EVENTS = ("new_game", "end_turn", "concede")
 
 
+def _unused(found: Explanation, hints: Hints) -> Hints:
+    """The hints an explanation's events did not use: attackers that did not attack, cards
+    shown that were not played."""
+    attacked = {getattr(e, "attacker", None) for e in found.events}
+    played = {getattr(e, "card", None) for e in found.events}
+    return Hints(attackers=tuple(a for a in hints.attackers if a not in attacked),
+                 revealed=tuple(c for c in hints.revealed if c not in played))
+
+
 def _merged(first: Hints, then: Hints) -> Hints:
     return Hints(attackers=tuple(dict.fromkeys([*first.attackers, *then.attackers])),
                  revealed=tuple(dict.fromkeys([*first.revealed, *then.revealed])))
@@ -83,15 +92,20 @@ class LiveTracker:
         found = explain(self.game, view, together)
         if waited:
             # the waiting view's events then this view's, unless both views together are
-            # explained better (it was a move caught midway)
+            # explained better (it was a move caught midway); what the waiting view saw
+            # that its events did not use may be this view's
             ahead = self.game.copy()
             for event in waited[0].events:
                 ahead.apply(event)
-            after = explain(ahead, view, hints)
-            if not found.explained or after.distance <= found.distance:
+            left = _merged(_unused(*waited), hints)
+            after = explain(ahead, view, left)
+            if after.distance <= found.distance:
                 self._apply(waited[0])
-                found = explain(self.game, view, hints)
-        elif not found.explained and found.events and not now:
+                found, together = explain(self.game, view, left), left
+            else:
+                self._apply(found)
+                return found
+        if not found.explained and found.events and not now:  # this view may wait in turn
             self._waiting = (found, together)
             return Explanation([], found.distance)
         self._apply(found)
