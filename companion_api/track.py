@@ -22,7 +22,8 @@ from calibration import CalibrationTracker, Layout, TableCalibration, default_la
 from tracker.events import Event, LogError, NewGame, parse_event
 from tracker.heroes import HeroError, get_hero
 from tracker.live import PHONE_EVENTS, LiveTracker
-from tracker.stabilize import Sighting, Stabilizer
+from tracker.stabilize import HERO, Sighting, Stabilizer
+from vision.hero import find_hero_card
 from vision.motion import MIN_CELLS, MotionMask
 from vision.observation import SIDEWAYS, Observation
 
@@ -121,6 +122,7 @@ class TableReader:
         self.stabilizer = Stabilizer()
         self.motion = MotionMask()
         self._zones: tuple[bytes, np.ndarray, list[str]] | None = None  # per calibration
+        self._heroes: dict[str, tuple] = {}  # zone: (what it was found for, its hero card)
         self.status, self.seen = "lost", None
         self.sighted: list[Sighting] = []  # the last frame's cards, in table mm
         self.moving: frozenset[str] = frozenset()  # and the zones where something moved
@@ -136,8 +138,9 @@ class TableReader:
         if calibration is None:
             return False
         self.seen = self.recognizer.observe(frame, calibration.image_to_table, index)
-        self.sighted = sightings(self.seen, calibration.to_table, self.layout)
         self.moving = self.moving_zones(moved, calibration, frame.shape)
+        self.sighted = sightings(self.seen, calibration.to_table, self.layout) + \
+            self.hero_cards(frame, calibration)
         change = self.stabilizer.update(index, self.sighted, self.moving)
         if change is None:
             return False
@@ -157,6 +160,18 @@ class TableReader:
         counts = np.bincount(labels[moved], minlength=len(names) + 1)[1:]
         return frozenset(names[k] for k in np.nonzero(counts >= MIN_CELLS)[0])
 
+    def hero_cards(self, frame: np.ndarray, calibration: TableCalibration) -> list[Sighting]:
+        """Each hero's reference card where it is found in its zone, upright or sideways
+        (`vision.hero`); looked for again only where something moved."""
+        found = []
+        for zone in (z for z in self.layout.zones if z.endswith(".hero")):
+            key = (zone, calibration.table_to_image.tobytes())
+            if zone in self.moving or self._heroes.get(zone, (None,))[0] != key:
+                self._heroes[zone] = key, _hero_card(frame, calibration, self.layout, zone)
+            sighting = self._heroes[zone][1]
+            found += [sighting] if sighting is not None else []
+        return found
+
     def phone(self, index: int, event: Event) -> None:
         """An input from the phone at frame `index`: what the table shows is explained
         first, as it lies (an end of turn closes what happened in the turn)."""
@@ -166,6 +181,25 @@ class TableReader:
         elif self.tracker.waiting:  # a change left to wait for a better view: decide now
             self.tracker.seen(self.stabilizer.view, now=True)
         self.tracker.phone(event)
+
+
+HERO_PX_MM = 2.0  # the hero zone's picture, px a table mm
+HERO_MARGIN_MM = 10.0  # around the zone: a card turned on its corner reaches past it
+
+
+def _hero_card(frame: np.ndarray, calibration: TableCalibration, layout: Layout,
+               zone: str) -> Sighting | None:
+    """The hero card in `zone`, seen from straight above, as a sighting in table mm."""
+    outline = layout.zones[zone]
+    (x0, y0), (x1, y1) = outline.min(axis=0) - HERO_MARGIN_MM, outline.max(axis=0) + HERO_MARGIN_MM
+    k = HERO_PX_MM
+    to_view = np.array([[k, 0, -x0 * k], [0, k, -y0 * k], [0, 0, 1]]) @ \
+        np.linalg.inv(calibration.table_to_image)
+    view = cv2.warpPerspective(frame, to_view, (round((x1 - x0) * k), round((y1 - y0) * k)))
+    card = find_hero_card(view, k)
+    if card is None:
+        return None
+    return Sighting(HERO, 1.0, x0 + card.x / k, y0 + card.y / k, zone, card.sideways)
 
 
 def track(source: Path, phone: Path, layout: Layout | None = None) -> TrackResult:

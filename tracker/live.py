@@ -22,6 +22,7 @@ from .reconcile import NO_HINTS, Explanation, Hints, explain
 from .view import TableView
 
 PHONE_EVENTS = ("new_game", "end_turn", "concede")
+REVISE_MARGIN = 0.5  # a revised explanation must be this much nearer to replace the last
 
 
 def _unused(found: Explanation, hints: Hints) -> Hints:
@@ -62,6 +63,9 @@ class LiveTracker:
     unexplained: int = 0  # stable views no events could explain
     # a view explained badly, left to wait for the next: its explanation and hints
     _waiting: tuple[Explanation, Hints] | None = None
+    # the last explanation applied, which the next view may revise: where it went in the
+    # log, the explanation, its hints, whether it asked a question
+    _last: tuple[int, Explanation, Hints, bool] | None = None
 
     @property
     def events(self) -> list[Event]:
@@ -69,6 +73,7 @@ class LiveTracker:
 
     def phone(self, event: Event) -> None:
         """An input from the phone: a new game (its deck order unknown) or an end of turn."""
+        self._last = None  # what is explained before a turn's end is not revised after it
         if isinstance(event, NewGame):
             event = NewGame(heroes=event.heroes, source="phone")
             self.choices = []
@@ -100,26 +105,49 @@ class LiveTracker:
             left = _merged(_unused(*waited), hints)
             after = explain(ahead, view, left)
             if after.distance <= found.distance:
-                self._apply(waited[0])
+                self._apply(waited[0], waited[1])
                 found, together = explain(self.game, view, left), left
             else:
-                self._apply(found)
+                self._apply(found, together)
                 return found
+        if not found.explained and not waited and self._revise(view, together, found):
+            return self._last[1]
         if not found.explained and found.events and not now:  # this view may wait in turn
             self._waiting = (found, together)
             return Explanation([], found.distance)
-        self._apply(found)
+        self._apply(found, together)
         return found
+
+    def _revise(self, view: TableView, hints: Hints, found: Explanation) -> bool:
+        """A view the last explanation leaves unexplained may show that it was read from a
+        move caught midway (the hero card turned before the marker was laid): explained
+        again from before it, with both views' hints, if that is nearer."""
+        if self._last is None:
+            return False
+        start, _, last_hints, asked = self._last
+        before = self.game.copy()
+        while len(before.events) > start:
+            before.pop()
+        again = explain(before, view, _merged(last_hints, hints))
+        if not again.events or again.distance >= found.distance - REVISE_MARGIN:
+            return False
+        while len(self.game.events) > start:
+            self.game.pop()
+        if asked:
+            self.choices.pop()
+        self._apply(again, _merged(last_hints, hints))
+        return True
 
     @property
     def waiting(self) -> bool:
         """A change is left waiting for a view that explains it better."""
         return self._waiting is not None
 
-    def _apply(self, found: Explanation) -> None:
+    def _apply(self, found: Explanation, hints: Hints) -> None:
         if not found.events:
             self.unexplained += found.distance > 0
             return
+        self._last = (len(self.game.events), found, hints, bool(found.alternatives))
         confidence = round(1.0 / (1.0 + found.distance + len(found.alternatives)), 3)
         if found.alternatives:
             options = [found.events, *found.alternatives]
@@ -149,6 +177,7 @@ class LiveTracker:
     def _rewrite(self, index: int, events: list[Event], length: int = 1) -> None:
         """Replace `length` events of the log from `index` by `events`; replay the rest. A
         later event that no longer makes sense on the table it now meets is dropped."""
+        self._last = None  # the log changed under it
         later = self.game.events[index + length:]
         while len(self.game.events) > index:
             self.game.pop()

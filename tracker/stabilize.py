@@ -23,6 +23,7 @@ from .reconcile import TOKEN, Hints
 from .view import MinionView, SideView, TableView
 
 UNKNOWN = "UNKNOWN"
+HERO = "HERO"  # a hero's reference card, found by its outline (not one of the 53)
 GUESS_CONFIDENCE = 0.8  # a guess this sure counts, as a part of a sure name …
 GUESS_WEIGHT = 0.5  # … so that frames that name the card outvote it
 SURE = 0.9  # a name this sure tells one card from another in the same place
@@ -79,7 +80,7 @@ class Track:
 
     @property
     def face_up(self) -> bool:
-        return self.card not in (BACK, UNKNOWN)
+        return self.card not in (BACK, UNKNOWN, HERO)
 
 
 @dataclass
@@ -272,10 +273,14 @@ def _holds_cards(zone: str | None) -> bool:
 
 def _power_used(tracks: list[Track], player: str) -> bool | None:
     """The hero card turned sideways: the hero power is used. The hero card is not one of
-    the 53, so it is named by no one (UNKNOWN); upright it is not always found at all, so
-    not seeing it turned says nothing (None)."""
-    turned = any(t.zone == f"{player}.hero" and t.sideways for t in tracks)
-    return True if turned else None
+    the 53: the camera finds it as HERO (`vision.hero`), and the one seen last tells; where
+    it was not found, an unnamed card sideways in the hero's zone is it turned, and nothing
+    else says it is not (None)."""
+    zone = f"{player}.hero"
+    heroes = [t for t in tracks if t.zone == zone and t.card == HERO]
+    if heroes:
+        return max(heroes, key=lambda t: (t.last, t.first)).sideways
+    return True if any(t.zone == zone and t.sideways for t in tracks) else None
 
 
 def build_view(tracks: list[Track]) -> TableView:
