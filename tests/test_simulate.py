@@ -129,6 +129,22 @@ def test_the_recogniser_finds_the_minions_the_rules_put_there_and_names_none_wro
     assert found >= 0.75 * wanted
 
 
+def test_each_hero_card_is_found_upright_or_turned_as_its_power_was_used(video):
+    from companion_api.track import _hero_card
+
+    layout, right, seen = default_layout(), 0, 0
+    for path, view in still_frames(video):
+        if view.sides["p1"].power_used is None:
+            continue  # before the new game
+        frame = cv2.imread(str(path))
+        calibration = TableCalibration.from_markers(frame, layout.table_mm)
+        for player in ("p1", "p2"):
+            card = _hero_card(frame, calibration, layout, f"{player}.hero")
+            seen += 1
+            right += card is not None and card.sideways == view.sides[player].power_used
+    assert seen >= 20 and right >= 0.95 * seen, (right, seen)
+
+
 def test_motion_is_where_a_hand_moves_and_not_in_the_camera_noise(video):
     from companion_api.track import TableReader
     from tracker.live import LiveTracker
