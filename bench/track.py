@@ -244,6 +244,8 @@ def main() -> None:
                              "if there, skipped if not: runs may share the games)")
     parser.add_argument("--fps", type=float, default=15.0, help="video frames a second")
     parser.add_argument("--work", type=Path, help="video: keep each game here, and resume")
+    parser.add_argument("--no-illegal", action="store_true",
+                        help="leave out the illegal plays (a run sharing --work with another)")
     args = parser.parse_args()
     games = args.games or (36 if args.camera == "perfect" else 30)
     names = hero_names()
@@ -270,7 +272,8 @@ def main() -> None:
             if args.camera == "perfect" else
             f"simulated as table video at {args.fps:g} fps and read back by the real path")
     report(scores, what, time.perf_counter() - started)
-    illegal_report(args.seed, None if args.camera == "perfect" else (work, args.fps))
+    if not args.no_illegal:
+        illegal_report(args.seed, None if args.camera == "perfect" else (work, args.fps))
 
 
 if __name__ == "__main__":
