@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
 from typing import Annotated
@@ -25,6 +26,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 DEFAULT_LAYOUT = files("calibration") / "default_layout.json"
+TABLE = "table"  # the play area between the zones
 PLAYER_ZONES = ("minions", "attack", "hero", "weapon", "armor", "secrets", "totems")
 SHARED_ZONES = ("deck", "discard")
 # Zones that share an edge rasterise into no area; anything bigger than a pin-head is real.
@@ -116,29 +118,49 @@ class Layout(BaseModel):
 
     def zone_at(self, point_mm: tuple[float, float] | np.ndarray) -> str | None:
         """The zone holding a table point (a card's centre, say), or None between zones."""
-        x, y = float(point_mm[0]), float(point_mm[1])
-        for name, outline in self._outlines.items():
-            if _inside_convex(x, y, outline):
-                return name
-        return None
+        return self.zones_at(np.asarray(point_mm, np.float64).reshape(1, 2))[0]
+
+    def zones_at(self, points_mm: np.ndarray) -> list[str | None]:
+        """`zone_at` of each of N table points (N×2), at once (a frame's cards)."""
+        names, start, end = _edges(tuple(self._outlines.items()))
+        points = np.asarray(points_mm, np.float64).reshape(-1, 2)
+        x, y = points[:, 0, None, None], points[:, 1, None, None]
+        # Zones are convex: inside (or on the edge) is on the same side of every edge.
+        sides = ((end[..., 0] - start[..., 0]) * (y - start[..., 1])
+                 - (end[..., 1] - start[..., 1]) * (x - start[..., 0]))  # (N, zones, edges)
+        inside = (sides >= 0).all(axis=2) | (sides <= 0).all(axis=2)
+        first = inside.argmax(axis=1)
+        return [names[z] if inside[i, z] else None for i, z in enumerate(first)]
 
     def zone_map(self, to_image: Callable[[np.ndarray], np.ndarray],
                  shape: tuple[int, int]) -> tuple[np.ndarray, list[str]]:
         """Each pixel of a picture of `shape` (h, w) labelled with the zone it shows (0 for
-        none, k for the k-th name returned); `to_image` maps table mm to its pixels."""
+        none, k for the k-th name returned); `to_image` maps table mm to its pixels. The
+        play area between the zones is the last name, TABLE."""
         labels = np.zeros(shape, np.int32)
-        names = list(self._outlines)
-        for k, name in enumerate(names, 1):
+        names = [*self._outlines, TABLE]
+        w, h = self.table_mm
+        table = to_image(np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64))
+        cv2.fillPoly(labels, [np.round(table).astype(np.int32)], len(names))
+        for k, name in enumerate(names[:-1], 1):
             outline = to_image(np.array(self._outlines[name], np.float64))
             cv2.fillPoly(labels, [np.round(outline).astype(np.int32)], k)
         return labels, names
 
 
-def _inside_convex(x: float, y: float, outline: tuple[Point, ...]) -> bool:
-    # Zones are convex: inside (or on the edge) is on the same side of every edge.
-    sides = [(x1 - x0) * (y - y0) - (y1 - y0) * (x - x0)
-             for (x0, y0), (x1, y1) in zip(outline, outline[1:] + outline[:1], strict=True)]
-    return all(side >= 0 for side in sides) or all(side <= 0 for side in sides)
+@lru_cache(maxsize=8)
+def _edges(outlines: tuple[tuple[str, tuple[Point, ...]], ...]
+           ) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The zones' names and their edges' start and end points, (zones, edges, 2); a zone of
+    fewer corners repeats its last edge (an edge twice says nothing new)."""
+    most = max(len(outline) for _, outline in outlines)
+    start, end = np.empty((2, len(outlines), most, 2))
+    for z, (_, outline) in enumerate(outlines):
+        corners = np.array(outline, np.float64)
+        n = len(corners)
+        start[z, :n], end[z, :n] = corners, np.roll(corners, -1, axis=0)
+        start[z, n:], end[z, n:] = start[z, n - 1], end[z, n - 1]
+    return [name for name, _ in outlines], start, end
 
 
 def load_layout(path: str | Path) -> Layout:

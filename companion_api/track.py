@@ -94,10 +94,11 @@ def sightings(obs: Observation, to_table, layout: Layout) -> list[Sighting]:
         return []
     centres = to_table(obs.quads.mean(axis=1))
     guesses = obs.extra.get("best", [None] * len(obs))
-    return [Sighting(str(card), float(conf), float(x), float(y), layout.zone_at((x, y)),
+    return [Sighting(str(card), float(conf), float(x), float(y), zone,
                      orient == SIDEWAYS, None if guess is None else str(guess))
-            for card, guess, conf, (x, y), orient in zip(
-                obs.cards, guesses, obs.confidence, centres, obs.orientation, strict=True)]
+            for card, guess, conf, (x, y), zone, orient in zip(
+                obs.cards, guesses, obs.confidence, centres, layout.zones_at(centres),
+                obs.orientation, strict=True)]
 
 
 @dataclass

@@ -193,7 +193,7 @@ def test_bad_clicked_corners_are_one_line_errors(points, message):
 def test_tracker_holds_through_hands_and_follows_a_bumped_camera(mat):
     size = (1280, 720)
     before, after = camera(size, TILTED), camera(size, BUMPED)
-    tracker = CalibrationTracker(TABLE)
+    tracker = CalibrationTracker(TABLE, still_level=None)  # looks every frame
     frames = [shoot(mat, before, size, seed) for seed in range(3)]
     assert [tracker.update(f).status for f in frames] == ["found", "tracking", "tracking"]
     assert table_error_mm(tracker.calibration, before) < 1.0
@@ -223,7 +223,7 @@ def test_tracker_holds_through_hands_and_follows_a_bumped_camera(mat):
 def test_tracker_smooths_jitter(mat):
     size = (960, 540)
     truth = camera(size, TILTED)
-    tracker = CalibrationTracker(TABLE, alpha=0.3)
+    tracker = CalibrationTracker(TABLE, alpha=0.3, still_level=None)
     raw, tracked = [], []
     for seed in range(10):
         frame = shoot(mat, truth, size, 100 + seed)
@@ -236,9 +236,30 @@ def test_tracker_smooths_jitter(mat):
 def test_tracker_looks_every_nth_frame(mat):
     size = (960, 540)
     frame = shoot(mat, camera(size, TILTED), size)
-    tracker = CalibrationTracker(TABLE, every=3)
+    tracker = CalibrationTracker(TABLE, every=3, still_level=None)
     statuses = [tracker.update(frame).status for _ in range(4)]
     assert statuses == ["found", "skipped", "skipped", "tracking"]
+
+
+def test_tracker_looks_again_only_where_a_tile_changed(mat):
+    """Between plays nothing moves: fresh sensor noise over the tiles keeps the calibration
+    without looking for the markers; a hand over a tile is looked at, and so is a camera
+    nudged by a pixel, followed until the blend settles."""
+    size = (1280, 720)
+    before = camera(size, TILTED)
+    tracker = CalibrationTracker(TABLE)
+    found = tracker.update(shoot(mat, before, size, 0))
+    assert found.status == "found"
+    for seed in (1, 2):
+        update = tracker.update(shoot(mat, before, size, seed))
+        assert update.status == "still" and update.calibration is found.calibration
+    update = tracker.update(cover(shoot(mat, before, size, 3), before, 2))
+    assert update.status == "confirmed" and update.markers_seen == (0, 1, 3)
+
+    nudged = np.array([[1, 0, 1.0], [0, 1, 0], [0, 0, 1]]) @ before  # one px to the right
+    statuses = [tracker.update(shoot(mat, nudged, size, seed)).status for seed in range(4, 12)]
+    assert statuses[0] == "tracking" and statuses[-1] == "still"
+    assert table_error_mm(tracker.calibration, nudged) < 1.0
 
 
 def test_tracker_without_markers_keeps_clicked_corners():
@@ -329,13 +350,29 @@ def test_default_layout_gives_each_player_the_same_side():
         assert np.allclose(np.sort(turned, axis=0), np.sort(zones[f"p2.{zone}"], axis=0))
 
 
-@pytest.mark.parametrize("point, zone", [
+ZONES_AT = [
     ((450, 540), "p1.hero"), ((450, 60), "p2.hero"), ((330, 540), "p1.weapon"),
     ((450, 420), "p1.minions"), ((450, 320), "p1.attack"), ((450, 280), "p2.attack"),
     ((60, 300), "deck"), ((840, 300), "discard"), ((40, 40), None), ((450, 599.9), None),
-])
+]
+
+
+@pytest.mark.parametrize("point, zone", ZONES_AT)
 def test_zone_at(point, zone):
     assert default_layout().zone_at(point) == zone
+
+
+def test_a_frames_cards_find_their_zones_at_once():
+    layout = default_layout()
+    zones = layout.zones
+    middles = [outline.mean(axis=0) for outline in zones.values()]
+    corners = [corner for outline in zones.values() for corner in outline]  # on an edge
+    points = np.array([p for p, _ in ZONES_AT] + middles + corners, np.float64)
+    found = layout.zones_at(points)
+    assert found[:len(ZONES_AT) + len(zones)] == [z for _, z in ZONES_AT] + list(zones)
+    for corner, zone in zip(corners, found[-len(corners):], strict=True):
+        assert cv2.pointPolygonTest(zones[zone], tuple(map(float, corner)), False) >= 0
+    assert layout.zones_at(np.zeros((0, 2))) == []
 
 
 def test_layout_file_round_trip(tmp_path):
