@@ -316,6 +316,33 @@ def test_the_rank_and_suit_experts_multiply_in_together(classifier):
     assert queen.confidence == pytest.approx(0.95 * weights["QS"] / sum(weights.values()))
 
 
+def test_the_experts_are_asked_only_where_they_could_change_the_answer(classifier):
+    # where a back, no card or the joker outweighs the deck's faces together (as the
+    # detector's side weighs them), the experts only share the faces' part out anew: the
+    # name, the likeliest class and the confidence are the same without their readings
+    rng = np.random.default_rng(4)
+    n, classes = 2000, len(classifier.classes)
+    rows = rng.dirichlet(np.full(classes, 0.05), n)
+    rows[: n // 2, classifier.classes.index(BACK)] += rng.uniform(0, 3, n // 2)
+    rows /= rows.sum(axis=1, keepdims=True)
+    face_up, clear = rng.uniform(0, 1, n), rng.uniform(0, 1, n) < 0.7
+    score, sharpness = rng.uniform(0, 1, n), rng.uniform(0, 1, n)
+    readings = {name: rng.dirichlet(np.full(len(kind.classes), 0.3), n)
+                for name, kind in EXPERTS.items()}
+    matter = classifier.experts_matter(rows, face_up, clear)
+    assert 0.2 < matter.mean() < 0.8
+    unasked = {name: np.where(matter[:, None], r, np.nan) for name, r in readings.items()}
+    asked = classifier.decide(rows, face_up, clear, score, sharpness, readings)
+    alone = classifier.decide(rows, face_up, clear, score, np.where(matter, sharpness, np.nan),
+                              unasked)
+    assert [(p.card, p.best) for p in asked] == [(p.card, p.best) for p in alone]
+    assert [p.confidence for p in asked] == pytest.approx([p.confidence for p in alone],
+                                                          rel=1e-9)
+    # where they may matter they do: without them some of those cards read otherwise
+    plain = classifier.decide(rows, face_up, clear, score, sharpness)
+    assert any(a.best != b.best for a, b, m in zip(asked, plain, matter, strict=True) if m)
+
+
 @pytest.mark.parametrize(("name", "design"), [("suit", REPORT["held_out_designs"][0]),
                                               ("rank", "kde-penguins")])
 def test_an_index_expert_reads_held_out_faces(classifier, name, design):

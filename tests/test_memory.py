@@ -1,12 +1,17 @@
 """Live video: a card that neither moved nor changed keeps its name; anything else is named
-again (`vision.memory`, `Recognizer(video=True)`)."""
+again; a frame in which nothing changed keeps all that was found (`vision.memory`,
+`Recognizer(video=True)`)."""
 
 from __future__ import annotations
 
+import copy
+
+import cv2
 import numpy as np
 import pytest
 
-from vision.memory import CardMemory, PileMemory, thumbnails
+from vision.classify import UNKNOWN
+from vision.memory import CardMemory, PileMemory, StillFrames, thumbnails
 from vision.pipeline import Recognizer
 from vision.synth.layout import random_scene
 from vision.synth.render import render
@@ -54,13 +59,24 @@ def test_drift_is_measured_from_when_the_card_was_named():
 
 
 @pytest.fixture(scope="module")
-def frame() -> np.ndarray:
-    scene = random_scene(np.random.default_rng(11), image_size=(1280, 720), hand_chance=0.0)
+def scene():
+    return random_scene(np.random.default_rng(11), image_size=(1280, 720), hand_chance=0.0)
+
+
+@pytest.fixture(scope="module")
+def frame(scene) -> np.ndarray:
     return render(scene).image
+
+
+def _noisy(frame: np.ndarray, seed: int) -> np.ndarray:
+    """The frame again through a sensor: fresh noise."""
+    noise = np.random.default_rng(seed).normal(0, 2.5, frame.shape)
+    return np.clip(frame + noise, 0, 255).astype(np.uint8)
 
 
 def test_video_recognizer_names_only_what_changed(frame):
     recognizer = Recognizer(video=True)
+    recognizer.still = None  # every frame looked at: the cards' memory alone
     named: list[int] = []
     decide = recognizer.classifier.decide
     recognizer.classifier.decide = lambda probabilities, *args: (
@@ -72,6 +88,35 @@ def test_video_recognizer_names_only_what_changed(frame):
     assert named[1] <= 0.2 * len(second)
     cold = Recognizer().observe(frame)
     assert list(first.cards) == list(cold.cards)
+
+
+def test_a_frame_that_shows_nothing_new_keeps_what_was_found_and_a_changed_one_does_not(
+        scene, frame):
+    recognizer = Recognizer(video=True)
+    first = recognizer.observe(frame, timestamp=1.0)
+    assert recognizer.looked and len(first) > 5
+    again = recognizer.observe(_noisy(frame, 1), timestamp=2.0)
+    assert not recognizer.looked and again.timestamp == 2.0
+    assert list(again.cards) == list(first.cards) and np.array_equal(again.quads, first.quads)
+    again.cards[:] = UNKNOWN  # a caller filling its columns in changes nothing kept
+
+    turned = copy.deepcopy(scene)  # a named face turned down
+    card = next(c for c in turned.cards if c.face_up and c.card in set(first.cards))
+    card.face_up = False
+    seen = recognizer.observe(_noisy(render(turned).image, 2), timestamp=3.0)
+    assert recognizer.looked
+    assert card.card in set(first.cards) - set(seen.cards)
+    assert list(recognizer.observe(_noisy(render(turned).image, 3)).cards) == list(seen.cards)
+    assert not recognizer.looked
+
+
+def test_slow_change_adds_up_until_the_frame_is_looked_at_again(frame):
+    # compared with the frame last looked at, not the last frame: light that creeps up a
+    # few grey levels a frame counts once it has crept by the level
+    still = StillFrames(level=8)
+    still.looked = still.cells(frame)
+    brighter = [still.cells(cv2.add(frame, np.full_like(frame, k))) for k in (3, 6, 9)]
+    assert [still.same(cells) for cells in brighter] == [True, True, False]
 
 
 def test_a_pile_is_recalled_where_its_crop_was_cut_though_its_boxes_moved_or_went():

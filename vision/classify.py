@@ -219,12 +219,7 @@ class CardClassifier:
             self._weigh(probabilities, experts, sharpness)
         clear = np.ones(n, bool) if clear is None else np.asarray(clear, bool)
         if face_up is not None and n:
-            least = 1 / (1 + np.where(clear, SIDE_ODDS, COVERED_SIDE_ODDS))
-            up = np.clip(np.asarray(face_up, np.float64), least, 1 - least)[:, None]
-            side = np.where(np.arange(len(self.classes)) == self.classes.index(BACK), 1 - up, up)
-            if NO_CARD in self.classes:  # face up or down says nothing of whether it is a card
-                side[:, self.classes.index(NO_CARD)] = np.maximum(up, 1 - up)[:, 0]
-            probabilities *= side
+            probabilities *= self._sides(face_up, clear)
             probabilities /= probabilities.sum(axis=1, keepdims=True)
         found = []
         score = np.ones(n) if score is None else np.asarray(score)
@@ -246,6 +241,31 @@ class CardClassifier:
                 card = kind if card_there and confidence >= sure else UNKNOWN
             found.append(Prediction(card, confidence, kind))
         return found
+
+    def _sides(self, face_up: np.ndarray, clear: np.ndarray) -> np.ndarray:
+        """`decide`'s second opinion on face up or down, (N, classes): what each class's
+        probability is multiplied by, the detector's face-up odds held to SIDE_ODDS."""
+        least = 1 / (1 + np.where(clear, SIDE_ODDS, COVERED_SIDE_ODDS))
+        up = np.clip(np.asarray(face_up, np.float64), least, 1 - least)[:, None]
+        side = np.where(np.arange(len(self.classes)) == self.classes.index(BACK), 1 - up, up)
+        if NO_CARD in self.classes:  # face up or down says nothing of whether it is a card
+            side[:, self.classes.index(NO_CARD)] = np.maximum(up, 1 - up)[:, 0]
+        return side
+
+    def experts_matter(self, probabilities: np.ndarray, face_up: np.ndarray | None = None,
+                       clear: np.ndarray | None = None) -> np.ndarray:
+        """Which cards the index experts (and sharpness) could name otherwise in `decide`,
+        given the same arguments: those where the faces of the deck together, weighed face
+        up or down as `decide` weighs them, are at least as likely as the likeliest other
+        class (a back, no card, the joker). The experts only share the faces' probability out
+        anew between them, and sharpness only sets a face's threshold, so elsewhere that
+        class is the answer and its confidence the same whatever they say."""
+        p = np.asarray(probabilities, np.float64)
+        if face_up is not None and len(p):
+            clear = np.ones(len(p), bool) if clear is None else np.asarray(clear, bool)
+            p = p * self._sides(face_up, clear)
+        faces = np.isin(self.classes, DECK)
+        return p[:, ~faces].max(axis=1, initial=0.0) <= p[:, faces].sum(axis=1)
 
     def _weigh(self, probabilities: np.ndarray, experts: dict[str, np.ndarray],
                sharpness: np.ndarray | None) -> None:

@@ -5,6 +5,8 @@ work of a frame. A card whose quad has not moved and whose rectified pixels have
 since it was named keeps that name. The test is against the quad and pixels *as they were
 when named*, so slow drift (light, a creeping camera) adds up until the card is named again,
 and anything that changes the card (turned over, swapped, a hand over it) changes its pixels.
+Between plays most frames show nothing new at all: such a frame keeps the whole of what was
+found in the last one looked at (`StillFrames`), detector included.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import cv2
 import numpy as np
 
 THUMB = (18, 25)  # the rectified card shrunk to this (w, h) grey image for the pixel test
+FRAME_CELL_PX = 16  # a whole frame is compared as grey cells this many px a side
 
 
 def thumbnails(cards: np.ndarray) -> np.ndarray:
@@ -24,6 +27,37 @@ def thumbnails(cards: np.ndarray) -> np.ndarray:
         grey = cv2.cvtColor(card, cv2.COLOR_BGR2GRAY)
         out[i] = cv2.resize(grey, THUMB, interpolation=cv2.INTER_AREA)
     return out
+
+
+class StillFrames:
+    """Live video: whether a frame shows what the last frame looked at showed, so that what
+    was found in that one stands. Frames are compared as grey cells of `cell_px`, where
+    the sensor's noise averages out to a few grey levels; a change is any cell that moves by
+    `level` or more (a card pushed 2 px changes the cells along its edge by more). The test
+    is against the frame *last looked at*, not the last frame, so slow drift adds up until
+    it counts."""
+
+    def __init__(self, cell_px: int = FRAME_CELL_PX, level: float = 8.0) -> None:
+        self.cell_px = cell_px
+        self.level = level
+        self.looked: np.ndarray | None = None  # the cells of the frame last looked at
+
+    def cells(self, frame: np.ndarray) -> np.ndarray:
+        """The frame (BGR or grey) shrunk to grey cells, uint8: halved while twice the size
+        or more (OpenCV's fast 2 × 2 averaging), then the rest in one step."""
+        h, w = frame.shape[:2]
+        size = (max(1, w // self.cell_px), max(1, h // self.cell_px))
+        small = frame
+        while small.shape[1] >= 2 * size[0] and small.shape[0] >= 2 * size[1]:
+            small = cv2.resize(small, (small.shape[1] // 2, small.shape[0] // 2),
+                               interpolation=cv2.INTER_AREA)
+        small = cv2.resize(small, size, interpolation=cv2.INTER_AREA)
+        return small if small.ndim == 2 else cv2.cvtColor(small[:, :, :3], cv2.COLOR_BGR2GRAY)
+
+    def same(self, cells: np.ndarray) -> bool:
+        """Whether a frame's `cells` show what the frame last looked at showed."""
+        return (self.looked is not None and cells.shape == self.looked.shape
+                and cv2.absdiff(cells, self.looked).max() < self.level)
 
 
 class CardMemory:

@@ -4,11 +4,13 @@ The models load once; `observe` runs them on a frame. Calibration and zones are 
 vision's business: a caller that has a table homography passes it for orientation, and fills
 `zones` from its layout. For live video, a card that has neither moved nor changed since an
 earlier frame keeps the outline and name it was given then (`vision.memory`), so a frame
-costs the detector and the cards that changed.
+costs the detector and the cards that changed; a frame in which nothing changed costs
+neither.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +19,7 @@ from .classify import MODEL as CLASSIFIER
 from .classify import NO_CARD, CardClassifier
 from .detect import MODEL as DETECTOR
 from .detect import PILE_MODEL, CardDetector, orientations
-from .memory import CardMemory, thumbnails
+from .memory import CardMemory, StillFrames, thumbnails
 from .observation import Observation
 from .refine import MODEL as REFINER
 from .refine import CardRefiner
@@ -34,23 +36,52 @@ class Recognizer:
         self.refiner = CardRefiner(refiner, threads=threads)
         self.classifier = CardClassifier(classifier, threads=threads)
         self.memory = CardMemory() if video else None
+        self.still = StillFrames() if video else None
+        self._last: tuple[tuple[float, ...], Observation] | None = None  # zooms, found
+        self.looked = False  # whether the last `observe` ran the models
 
     def observe(self, frame: np.ndarray, table_from_image: np.ndarray | None = None,
                 timestamp: float = 0.0, zooms: tuple[float, ...] = (1.0,)) -> Observation:
         """Every card in `frame`: its quad, name (or UNKNOWN) and calibrated confidence; the
         extra column `best` holds the likeliest class even where the name is UNKNOWN. What
         the detector found and the classifier is sure is no card (a hero card, a hand) is
-        left out.
+        left out. In video, a frame that shows what the last one looked at showed
+        (`StillFrames`) gives what was found in that one, oriented by `table_from_image`.
         `zooms`: see `CardDetector.detect` (`PHOTO_ZOOMS` for photos of any framing)."""
+        self.looked = True
+        if self.still is None:
+            return self._look(frame, table_from_image, timestamp, zooms)
+        cells = self.still.cells(frame)
+        if self._last is not None and self._last[0] == zooms and self.still.same(cells):
+            self.looked = False
+            return self._as_looked(table_from_image, timestamp)
+        obs = self._look(frame, table_from_image, timestamp, zooms)
+        self.still.looked, self._last = cells, (zooms, obs.copy())
+        return obs
+
+    def _as_looked(self, table_from_image: np.ndarray | None,
+                   timestamp: float) -> Observation:
+        """What was found in the frame last looked at, in arrays of its own (a caller may
+        fill them in), at `timestamp`, oriented by `table_from_image` (which may have moved
+        since)."""
+        obs = replace(self._last[1].copy(), timestamp=timestamp)
+        obs.orientation[:] = orientations(obs.quads, table_from_image)
+        return obs
+
+    def _look(self, frame: np.ndarray, table_from_image: np.ndarray | None,
+              timestamp: float, zooms: tuple[float, ...]) -> Observation:
+        """`observe` with the models, each card not recalled named afresh."""
         obs = self.detector.detect(frame, table_from_image, timestamp, zooms)
         recalled, thumbs = self._recall(frame, obs.quads)
         fresh = [i for i, j in enumerate(recalled) if j < 0]
         outlines = self.refiner.refine(frame, obs.quads[fresh])
         seen = obs[fresh].extra  # the detector's opinions of the cards to name
-        sharpness, readings = self._fine_look(frame, outlines, seen["clear"])
-        predictions = self.classifier.decide(self.classifier.read_quads(frame, outlines),
-                                             seen["face_up"], seen["clear"], seen["score"],
-                                             sharpness, readings)
+        probabilities = self.classifier.read_quads(frame, outlines)
+        look = seen["clear"] & self.classifier.experts_matter(probabilities, seen["face_up"],
+                                                              seen["clear"])
+        sharpness, readings = self._fine_look(frame, outlines, look)
+        predictions = self.classifier.decide(probabilities, seen["face_up"], seen["clear"],
+                                             seen["score"], sharpness, readings)
         named = iter(zip(outlines, predictions, strict=True))
         found = [self.memory.names[j] if j >= 0 else next(named) for j in recalled]
         if self.memory is not None:
@@ -66,16 +97,17 @@ class Recognizer:
         return obs[obs.cards != NO_CARD]
 
     def _fine_look(self, frame: np.ndarray, outlines: np.ndarray,
-                   clear: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """`CardClassifier.fine_look` at the cards in clear view, the only ones whose
-        sharpness and index experts decide anything; NaN for the others (never sharp, and
-        not seen by the experts)."""
+                   look: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """`CardClassifier.fine_look` at the cards `look` says: in clear view (the only ones
+        whose sharpness and index experts decide anything) and maybe faces
+        (`CardClassifier.experts_matter`); NaN for the others (never sharp, and not seen by
+        the experts)."""
         sharpness = np.full(len(outlines), np.nan, np.float32)
-        sharpness[clear], seen = self.classifier.fine_look(frame, outlines[clear])
+        sharpness[look], seen = self.classifier.fine_look(frame, outlines[look])
         readings = {}
         for name, reading in seen.items():
             readings[name] = np.full((len(outlines), reading.shape[1]), np.nan, np.float32)
-            readings[name][clear] = reading
+            readings[name][look] = reading
         return sharpness, readings
 
     def _recall(self, frame: np.ndarray, quads: np.ndarray) -> tuple[list[int], np.ndarray]:
