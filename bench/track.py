@@ -163,7 +163,7 @@ def video_game(truth: Game, folder: Path, seed: int, fps: float
             reader.phone(index, event)
         frame_ms.append(1000 * (time.thread_time() - started))
         applied += [index] * (len(reader.tracker.events) - len(applied))
-        seen.append((reader.sighted, reader.moving) if frame is not None else None)
+        seen.append(None if reader.seen is None else (reader.sighted, reader.moving))
     result, pairs = score(truth, reader.tracker)
     result.frame_ms = frame_ms
     done = [json.loads(line)["frame"] for line in
@@ -176,6 +176,30 @@ def video_game(truth: Game, folder: Path, seed: int, fps: float
         pickle.dump(seen, out)
     shutil.rmtree(folder / "video" / "frames")  # hundreds of MB a game
     return result, reader.tracker
+
+
+def replay_game(truth: Game, folder: Path, fps: float) -> Score:
+    """A game `video_game` rendered and read, its recogniser's cards and moving zones a
+    frame (seen.pkl) given again to the stabilizer and tracker as TableReader gives them:
+    the tracking half of the path as it is now, on the camera's reading as it was."""
+    from companion_api.track import TableReader, read_phone
+
+    with open(folder / "video" / "seen.pkl", "rb") as kept:
+        seen = pickle.load(kept)
+    inputs = read_phone(folder / "video" / "phone.jsonl")
+    reader = TableReader(LiveTracker())
+    applied: list[int] = []
+    for index, frame in enumerate(seen):
+        if frame is not None:
+            reader.take(index, *frame)
+        for event in inputs.pop(index, []):
+            reader.phone(index, event)
+        applied += [index] * (len(reader.tracker.events) - len(applied))
+    result, pairs = score(truth, reader.tracker)
+    done = [json.loads(line)["frame"] for line in
+            (folder / "video" / "truth.jsonl").read_text().splitlines()]
+    result.delays_ms = [max(0.0, (applied[i] - done[t]) * 1000 / fps) for t, i in pairs]
+    return result
 
 
 def perfect_game(truth: Game) -> Score:
@@ -235,8 +259,9 @@ def illegal_report(seed: int, video: tuple[Path, float] | None = None) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--camera", choices=("perfect", "video"), default="perfect",
-                        help="what the tracker is given (default perfect)")
+    parser.add_argument("--camera", choices=("perfect", "video", "replay"), default="perfect",
+                        help="what the tracker is given (default perfect; replay: the "
+                             "cards each frame of the games a video run kept in --work)")
     parser.add_argument("--games", type=int, help="games (default 36 perfect, 30 video)")
     parser.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
     parser.add_argument("--first", type=int, default=0,
@@ -258,6 +283,10 @@ def main() -> None:
         if args.camera == "perfect":
             scores.append(perfect_game(truth))
             continue
+        if args.camera == "replay":
+            if (work / f"game{number:02d}" / "video" / "seen.pkl").exists():
+                scores.append(replay_game(truth, work / f"game{number:02d}", args.fps))
+            continue
         done = work / f"game{number:02d}" / "score.json"
         if done.exists():
             scores.append(Score(**json.loads(done.read_text())))
@@ -268,11 +297,13 @@ def main() -> None:
         done.write_text(json.dumps(asdict(scores[-1])))
         print(f"game {number}: {heroes[0]} v {heroes[1]}, right {scores[-1].right}, "
               f"{scores[-1].matched}/{scores[-1].truth} events", flush=True)
-    what = ("through a perfect camera (the reconciler and live tracker alone)"
-            if args.camera == "perfect" else
-            f"simulated as table video at {args.fps:g} fps and read back by the real path")
+    what = {"perfect": "through a perfect camera (the reconciler and live tracker alone)",
+            "video": f"simulated as table video at {args.fps:g} fps and read back by the real "
+                     "path",
+            "replay": "read from video once, their cards replayed to the stabilizer and "
+                      "tracker as they are now"}[args.camera]
     report(scores, what, time.perf_counter() - started)
-    if not args.no_illegal:
+    if not args.no_illegal and args.camera != "replay":
         illegal_report(args.seed, None if args.camera == "perfect" else (work, args.fps))
 
 

@@ -142,7 +142,12 @@ class TableReader:
         self.moving = self.moving_zones(moved, calibration, frame.shape)
         self.sighted = sightings(self.seen, calibration.to_table, self.layout) + \
             self.hero_cards(frame, calibration)
-        change = self.stabilizer.update(index, self.sighted, self.moving)
+        return self.take(index, self.sighted, self.moving)
+
+    def take(self, index: int, sighted: list[Sighting], moving: frozenset[str]) -> bool:
+        """A frame's cards and moving zones to the stabilizer, and a stable change to the
+        tracker; True when the game's log may have changed."""
+        change = self.stabilizer.update(index, sighted, moving)
         if change is None:
             return False
         self.tracker.seen(change.view, change.hints)
