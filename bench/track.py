@@ -164,6 +164,8 @@ def video_game(truth: Game, folder: Path, seed: int, fps: float
         frame_ms.append(1000 * (time.thread_time() - started))
         applied += [index] * (len(reader.tracker.events) - len(applied))
         seen.append(None if reader.seen is None else (reader.sighted, reader.moving))
+    reader.settle(len(seen))  # the recording ended
+    applied += [len(seen) - 1] * (len(reader.tracker.events) - len(applied))
     result, pairs = score(truth, reader.tracker)
     result.frame_ms = frame_ms
     done = [json.loads(line)["frame"] for line in
@@ -195,6 +197,8 @@ def replay_game(truth: Game, folder: Path, fps: float) -> Score:
         for event in inputs.pop(index, []):
             reader.phone(index, event)
         applied += [index] * (len(reader.tracker.events) - len(applied))
+    reader.settle(len(seen))  # the recording ended
+    applied += [len(seen) - 1] * (len(reader.tracker.events) - len(applied))
     result, pairs = score(truth, reader.tracker)
     done = [json.loads(line)["frame"] for line in
             (folder / "video" / "truth.jsonl").read_text().splitlines()]

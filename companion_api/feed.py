@@ -178,6 +178,7 @@ class CameraFeed:
         except TrackError as error:
             print(f"hearthtop-companion: warning: {error}", file=sys.stderr)
             return False
+        self._update(reader.settle(), self.status)  # the end: what waits is decided
         return True
 
     def _step(self, reader: TableReader, index: int, frame: np.ndarray | None,

@@ -148,10 +148,25 @@ class TableReader:
         """A frame's cards and moving zones to the stabilizer, and a stable change to the
         tracker; True when the game's log may have changed."""
         change = self.stabilizer.update(index, sighted, moving)
-        if change is None:
-            return False
-        self.tracker.seen(change.view, change.hints)
-        return True
+        if change is not None:
+            self.tracker.seen(change.view, change.hints)
+            return True
+        if self.tracker.waiting and self.stabilizer.still_for >= DECIDE_FRAMES:
+            return self.settle()  # no better view is coming: the table stays as it is
+        return False
+
+    def settle(self, index: int | None = None) -> bool:
+        """Explain the table as it lies now, and decide what waits for a better view (a
+        turn ends, the recording ends, the table has stayed still); True when the log may
+        have changed."""
+        change = self.stabilizer.flush(index) if index is not None else None
+        if change is not None:
+            self.tracker.seen(change.view, change.hints, now=True)
+            return True
+        if self.tracker.waiting:
+            self.tracker.seen(self.stabilizer.view, now=True)
+            return True
+        return False
 
     def moving_zones(self, moved: np.ndarray, calibration: TableCalibration,
                      frame_shape: tuple[int, ...]) -> frozenset[str]:
@@ -181,14 +196,11 @@ class TableReader:
     def phone(self, index: int, event: Event) -> None:
         """An input from the phone at frame `index`: what the table shows is explained
         first, as it lies (an end of turn closes what happened in the turn)."""
-        change = self.stabilizer.flush(index)
-        if change is not None:
-            self.tracker.seen(change.view, change.hints, now=True)
-        elif self.tracker.waiting:  # a change left to wait for a better view: decide now
-            self.tracker.seen(self.stabilizer.view, now=True)
+        self.settle(index)
         self.tracker.phone(event)
 
 
+DECIDE_FRAMES = 15  # still frames after which a view left waiting is decided as it is
 HERO_PX_MM = 2.0  # the hero zone's picture, px a table mm
 HERO_MARGIN_MM = 10.0  # around the zone: a card turned on its corner reaches past it
 
@@ -222,6 +234,7 @@ def track(source: Path, phone: Path, layout: Layout | None = None) -> TrackResul
             unread += reader.seen is None
         for event in inputs.pop(index, []):
             reader.phone(index, event)
+    reader.settle(frames)  # the recording ended: what waits is decided
     for frame_inputs in inputs.values():  # inputs after the last frame
         for event in frame_inputs:
             reader.tracker.phone(event)

@@ -135,6 +135,11 @@ class Stabilizer:
         """The last stable view."""
         return self._last_view
 
+    @property
+    def still_for(self) -> int:
+        """Frames the table has looked the same, with nothing moving."""
+        return self._since
+
     def flush(self, frame: int) -> Change | None:
         """The table as it lies now, without waiting for it to hold: before a turn ends,
         what happened in it must be explained in it."""
