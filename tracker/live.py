@@ -19,10 +19,17 @@ from .engine import Game
 from .events import Event, NewGame
 from .narrate import describe_event
 from .reconcile import NO_HINTS, Explanation, Hints, explain
-from .view import TableView
+from .view import TableView, expected_view
 
 PHONE_EVENTS = ("new_game", "end_turn", "concede")
 REVISE_MARGIN = 0.5  # a revised explanation must be this much nearer to replace the last
+
+
+def _new_in_play(game: Game, view: TableView) -> bool:
+    """A card face up on the table that the game does not have there (not the discard's
+    top): a play. A table being cleared after the end shows none."""
+    known = expected_view(game).face_up()
+    return any(card not in known for card in view.face_up() if card != view.discard_top)
 
 
 def _unused(found: Explanation, hints: Hints) -> Hints:
@@ -89,6 +96,8 @@ class LiveTracker:
         weapon's markers not yet taken): it waits for the next view, which is explained
         together with it if that explains both well, or else after it. Nothing waits when
         it must be decided `now` (the turn ends)."""
+        if self.game.over and _new_in_play(self.game, view):
+            self._undo_false_end()
         if self.game.table is None or self.game.over:
             return Explanation([], 0.0)
         waited, self._waiting = self._waiting, None
@@ -194,6 +203,22 @@ class LiveTracker:
 
     def open_choices(self) -> list[Choice]:
         return [c for c in self.choices if not c.answered]
+
+    def _undo_false_end(self) -> None:
+        """The camera's events ended the game, yet the table goes on changing: a hero's
+        health is never on the table, so some damage the camera could not place went to the
+        wrong one. The latest unanswered choice whose other answer leaves the game going is
+        answered with it."""
+        if self.game.events[-1].source != "camera":
+            return  # a concession or the phone's word: the game did end
+        for choice in reversed(self.open_choices()):
+            for option in range(1, len(choice.options)):
+                self.answer(choice, option)
+                if not self.game.over:
+                    choice.answered = False  # still the camera's guess, still a question
+                    return
+            self.answer(choice, 0)
+            choice.answered = False
 
     def answer(self, choice: Choice, option: int) -> None:
         """A person's answer to a choice: the log is replayed with it from that point."""
