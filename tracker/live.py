@@ -211,14 +211,14 @@ class LiveTracker:
         answered with it."""
         if self.game.events[-1].source != "camera":
             return  # a concession or the phone's word: the game did end
+        ended = self.game.copy()
         for choice in reversed(self.open_choices()):
             for option in range(1, len(choice.options)):
                 self.answer(choice, option)
+                choice.answered = False  # still the camera's guess, still a question
                 if not self.game.over:
-                    choice.answered = False  # still the camera's guess, still a question
                     return
-            self.answer(choice, 0)
-            choice.answered = False
+                self.game, choice.chosen = ended.copy(), 0  # an answer may drop events
 
     def answer(self, choice: Choice, option: int) -> None:
         """A person's answer to a choice: the log is replayed with it from that point."""
