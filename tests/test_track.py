@@ -48,3 +48,37 @@ def test_track_refuses_in_one_line(tmp_path, capsys):
                                       "the folder\n"
     assert main(["track", str(tmp_path / "none.mp4"), "--phone", str(phone)]) == 2
     assert "not a video or image folder" in capsys.readouterr().err
+
+
+def _waiting_reader():
+    """A reader given a table whose change no event explains well: a minion laid with a
+    damage marker under it that no play puts there (a marker misread, or a move midway)."""
+    from companion_api.track import TableReader
+    from tracker.events import NewGame
+    from tracker.live import LiveTracker
+    from tracker.stabilize import Sighting
+
+    reader = TableReader(LiveTracker())
+    reader.phone(0, NewGame(heroes={"p1": "jaina", "p2": "garrosh"}))
+    table = [Sighting("6H", 0.99, 300, 420, "p1.minions"),
+             Sighting("BACK", 0.99, 300, 440, "p1.minions", sideways=True)]
+    for frame in range(1, 12):
+        reader.take(frame, table, frozenset())
+    assert reader.tracker.waiting and not _plays(reader)
+    return reader, table
+
+
+def _plays(reader) -> list[str]:
+    return [e.card for e in reader.tracker.events if e.type == "play"]
+
+
+def test_a_change_left_waiting_is_decided_once_the_table_stays_still():
+    reader, table = _waiting_reader()
+    for frame in range(12, 40):
+        reader.take(frame, table, frozenset())
+    assert not reader.tracker.waiting and _plays(reader) == ["6H"]
+
+
+def test_a_change_left_waiting_is_decided_when_the_recording_ends():
+    reader, _ = _waiting_reader()
+    assert reader.settle(12) and _plays(reader) == ["6H"]
