@@ -61,6 +61,7 @@ def run_game(events: list[Event]) -> tuple[LiveTracker, list[str], list[str]]:
         else:
             truth.append(event_key(step.event))
             tracker.seen(step.view, step.hints)
+    tracker.decide()  # the game's end: nothing better comes
     recovered = [event_key(e) for e in tracker.events if e.source == "camera"]
     return tracker, truth, recovered
 

@@ -27,6 +27,7 @@ def _track(events) -> tuple[LiveTracker, int, int]:
         else:
             truth.append(event_key(step.event))
             tracker.seen(step.view, step.hints)
+    tracker.decide()
     got = [event_key(e) for e in tracker.events if e.source == "camera"]
     blocks = difflib.SequenceMatcher(a=truth, b=got, autojunk=False).get_matching_blocks()
     return tracker, len(truth), sum(b.size for b in blocks)

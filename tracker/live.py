@@ -80,6 +80,7 @@ class LiveTracker:
 
     def phone(self, event: Event) -> None:
         """An input from the phone: a new game (its deck order unknown) or an end of turn."""
+        self.decide()  # a turn's end closes what happened in it
         self._last = None  # what is explained before a turn's end is not revised after it
         if isinstance(event, NewGame):
             event = NewGame(heroes=event.heroes, source="phone")
@@ -146,6 +147,13 @@ class LiveTracker:
             self.choices.pop()
         self._apply(again, _merged(last_hints, hints))
         return True
+
+    def decide(self) -> None:
+        """Apply the explanation of a view left waiting, as it is (no better view came)."""
+        if self._waiting is not None and not self.game.over:
+            found, hints = self._waiting
+            self._waiting = None
+            self._apply(found, hints)
 
     @property
     def waiting(self) -> bool:
