@@ -214,6 +214,8 @@ def perfect_game(truth: Game) -> Score:
 
 def report(scores: list[Score], what: str, elapsed: float) -> None:
     games = len(scores)
+    if not games:
+        return
     matched = sum(s.matched for s in scores)
     truth, given = sum(s.truth for s in scores), sum(s.given for s in scores)
     misses: dict[str, int] = {}
