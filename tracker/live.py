@@ -102,30 +102,37 @@ class LiveTracker:
         if self.game.table is None or self.game.over:
             return Explanation([], 0.0)
         waited, self._waiting = self._waiting, None
-        together = _merged(waited[1], hints) if waited else hints
+        if waited:
+            return self._after_waiting(waited, view, hints, now)
+        self._unmask_secrets(hints.revealed)
+        found = explain(self.game, view, hints)
+        if not found.explained and self._revise(view, hints, found):
+            return self._last[1]
+        return self._apply_or_wait(found, hints, now)
+
+    def _after_waiting(self, waited: tuple[Explanation, Hints], view: TableView,
+                       hints: Hints, now: bool) -> Explanation:
+        """The waiting view's events then this view's, unless both views together are
+        explained better (it was a move caught midway); what the waiting view saw that its
+        events did not use may be this view's."""
+        together = _merged(waited[1], hints)
         self._unmask_secrets(together.revealed)
         found = explain(self.game, view, together)
-        if waited:
-            # the waiting view's events then this view's, unless both views together are
-            # explained better (it was a move caught midway); what the waiting view saw
-            # that its events did not use may be this view's
-            ahead = self.game.copy()
-            for event in waited[0].events:
-                ahead.apply(event)
-            left = _merged(_unused(*waited), hints)
-            after = explain(ahead, view, left)
-            if after.distance <= found.distance:
-                self._apply(waited[0], waited[1])
-                found, together = explain(self.game, view, left), left
-            else:
-                self._apply(found, together)
-                return found
-        if not found.explained and not waited and self._revise(view, together, found):
-            return self._last[1]
-        if not found.explained and found.events and not now:  # this view may wait in turn
-            self._waiting = (found, together)
+        ahead = self.game.copy()
+        for event in waited[0].events:
+            ahead.apply(event)
+        left = _merged(_unused(*waited), hints)
+        if explain(ahead, view, left).distance > found.distance:
+            self._apply(found, together)
+            return found
+        self._apply(*waited)
+        return self._apply_or_wait(explain(self.game, view, left), left, now)
+
+    def _apply_or_wait(self, found: Explanation, hints: Hints, now: bool) -> Explanation:
+        if not found.explained and found.events and not now:  # it may wait for the next
+            self._waiting = (found, hints)
             return Explanation([], found.distance)
-        self._apply(found, together)
+        self._apply(found, hints)
         return found
 
     def _revise(self, view: TableView, hints: Hints, found: Explanation) -> bool:
