@@ -1,15 +1,17 @@
 """From the cards seen frame by frame to stable views of the table.
 
 Input: for each frame, the cards the camera found, each a `Sighting` in table millimetres
-with its zone (no pixels: the caller converts with the calibration). Each physical card is
-a track: matched from frame to frame by position, its name voted over the frames it was
-seen in, so that a still card keeps its name through frames that read it badly. A change
-counts when it holds: a card is on the table once it has lain still for `settle` frames (a
-card in a hand moves with it), the view is stable once those have not changed for `hold`
-frames, and only a stable view that differs from the last one is given to the reconciler.
-A card that goes unseen is kept for `patience` frames (a hand passing over it).
-What a stable view cannot show (a minion slid into its attack zone and back) is kept from
-the frames between two stable views, as hints.
+with its zone, and the zones where something moves (a hand, an arm): no pixels, the caller
+converts with the calibration. Each physical card is a track: matched from frame to frame
+by position (a card surely named keeps to its own track), its name a fading vote of the
+frames it was seen in, so that a still card keeps its name through frames that read it
+badly. A card is on the table once it has been seen lying still for `settle` frames where
+nothing moves (a card in a hand moves with it); where a hand moves, no card comes or goes;
+a card unseen where nothing moves is gone after a few frames (more if it lay there long: a
+hand may have stopped over it). The view is stable once it has not changed for `hold`
+frames of a still table, and only a stable view that differs from the last one is given to
+the reconciler. What a stable view cannot show (a minion slid into its attack zone and
+back, a spell shown) is kept from the frames between two stable views, as hints.
 """
 
 from __future__ import annotations
@@ -94,7 +96,8 @@ class Stabilizer:
     def __init__(self, *, hold: int = 3, settle: int = 2, confirm: int = 2,
                  patience: int = 45, reach_mm: float = 35.0) -> None:
         """`settle`: frames a card must lie still to be on the table; `hold`: frames the
-        table must look the same to count; `patience`: frames an unseen card is kept."""
+        table must look the same to count; `patience`: frames an unseen card's track is
+        kept at most (to be found again where it was)."""
         self.hold, self.settle, self.confirm = hold, settle, confirm
         self.patience, self.reach = patience, reach_mm
         self.tracks: list[Track] = []
