@@ -38,7 +38,7 @@ from vision.synth.game_frames import FrameRenderer, bumped, light_plan, marker_t
 from vision.synth.game_motion import PLAYERS, Identities
 from vision.synth.game_table import Geometry, Piece
 from vision.synth.hands import SKIN_TONES, Hand
-from vision.synth.layout import surface
+from vision.synth.layout import hero_card, surface
 from vision.synth.scene import Scene, card_size_mm
 
 # The test families of `models.designs` (vision.synth stands below models, so it cannot ask
@@ -113,28 +113,6 @@ def _prepare(out: Path) -> Path:
     except OSError as error:
         raise LogError(f"--out {out}: cannot write there ({error.strerror or error})") from None
     return frames
-
-
-def hero_card(rng: np.random.Generator, name: str) -> np.ndarray:
-    """A printed hero reference card (BGR): not one of the 54 classes, a look-alike."""
-    def colour(h: float, s: float, v: float) -> tuple[int, int, int]:
-        px = cv2.cvtColor(np.uint8([[[int(h) % 180, int(s * 255), int(v * 255)]]]),
-                          cv2.COLOR_HSV2BGR)[0, 0]
-        return int(px[0]), int(px[1]), int(px[2])
-
-    img = np.full((352, 252, 3), colour(rng.uniform(10, 30), 0.25, 0.9), np.uint8)
-    cv2.rectangle(img, (0, 0), (251, 351), colour(rng.uniform(0, 180), 0.7, 0.5), 14)
-    cv2.ellipse(img, (126, 130), (80, 95), 0, 0, 360, colour(rng.uniform(0, 180), 0.5, 0.6),
-                -1, cv2.LINE_AA)
-    cv2.ellipse(img, (126, 115), (35, 42), 0, 0, 360, (150, 175, 215), -1, cv2.LINE_AA)
-    cv2.putText(img, name.upper()[:9], (22, 262), cv2.FONT_HERSHEY_DUPLEX, 0.9, (30, 30, 30),
-                2, cv2.LINE_AA)
-    for i in range(4):
-        cv2.line(img, (24, 290 + 12 * i), (int(rng.uniform(120, 228)), 290 + 12 * i),
-                 (90, 90, 90), 3)
-    cv2.circle(img, (220, 34), 22, (40, 40, 200), -1, cv2.LINE_AA)
-    cv2.putText(img, "20", (204, 42), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (255, 255, 255), 2)
-    return img
 
 
 class FrameWriter:

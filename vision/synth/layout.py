@@ -174,17 +174,22 @@ def _photometric(rng: np.random.Generator, cam: Camera,
     return p
 
 
-def hero_card(rng: np.random.Generator) -> np.ndarray:
-    """A hero reference card: not one of the 54 classes, a look-alike to tell apart."""
+def hero_card(rng: np.random.Generator, name: str | None = None) -> np.ndarray:
+    """A hero reference card: not one of the 54 classes, a look-alike to tell apart. With
+    `name`, that hero's card in a frame of a set depth (a simulated game's); without, any
+    hero's in any frame (a scene's)."""
     img = np.full((352, 252, 3), _hsv_colour(rng.uniform(10, 30), 0.25, 0.9), np.uint8)
-    frame = _hsv_colour(rng.uniform(0, 180), rng.uniform(0.4, 0.9), rng.uniform(0.3, 0.7))
+    hue = rng.uniform(0, 180)
+    frame = _hsv_colour(hue, 0.7, 0.5) if name else \
+        _hsv_colour(hue, rng.uniform(0.4, 0.9), rng.uniform(0.3, 0.7))
     cv2.rectangle(img, (0, 0), (251, 351), frame, 14)
     cv2.ellipse(img, (126, 130), (80, 95), 0, 0, 360,
                 _hsv_colour(rng.uniform(0, 180), 0.5, 0.6), -1, cv2.LINE_AA)
     cv2.ellipse(img, (126, 115), (35, 42), 0, 0, 360, (150, 175, 215), -1, cv2.LINE_AA)
-    name = str(rng.choice(["JAINA", "THRALL", "UTHER", "REXXAR", "GARROSH", "VALEERA",
-                           "ANDUIN", "GULDAN", "MALFURION"]))
-    cv2.putText(img, name, (22, 262), cv2.FONT_HERSHEY_DUPLEX, 0.9, (30, 30, 30), 2,
+    label = name.upper()[:9] if name else str(rng.choice(
+        ["JAINA", "THRALL", "UTHER", "REXXAR", "GARROSH", "VALEERA", "ANDUIN", "GULDAN",
+         "MALFURION"]))
+    cv2.putText(img, label, (22, 262), cv2.FONT_HERSHEY_DUPLEX, 0.9, (30, 30, 30), 2,
                 cv2.LINE_AA)
     for i in range(4):
         cv2.line(img, (24, 290 + 12 * i), (int(rng.uniform(120, 228)), 290 + 12 * i),
