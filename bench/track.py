@@ -48,22 +48,9 @@ from tracker.engine import Game
 from tracker.events import Attack, EndTurn, Event, Play, dump_log, parse_event
 from tracker.heroes import hero_names
 from tracker.live import LiveTracker
-from vision.synth.game_views import event_key, perfect_views, readable_state
+from vision.synth.game_views import event_key, readable_state, track_perfectly
 
 SEEN = ("play", "attack", "hero_power", "secret_revealed")  # what the camera reports
-
-
-def run_game(events: list[Event]) -> tuple[LiveTracker, list[str], list[str]]:
-    tracker, truth = LiveTracker(), []
-    for step in perfect_views(events):
-        if step.phone is not None:
-            tracker.phone(step.phone)
-        else:
-            truth.append(event_key(step.event))
-            tracker.seen(step.view, step.hints)
-    tracker.decide()  # the game's end: nothing better comes
-    recovered = [event_key(e) for e in tracker.events if e.source == "camera"]
-    return tracker, truth, recovered
 
 
 # --- illegal plays written into legal games -------------------------------------------------
@@ -208,7 +195,7 @@ def replay_game(truth: Game, folder: Path, fps: float) -> Score:
 
 
 def perfect_game(truth: Game) -> Score:
-    tracker, _, _ = run_game(truth.events)
+    tracker, _, _ = track_perfectly(truth.events)
     return score(truth, tracker)[0]
 
 
@@ -253,7 +240,7 @@ def illegal_report(seed: int, video: tuple[Path, float] | None = None) -> None:
     cases = illegal_games(seed)
     for number, (code, events) in enumerate(cases):
         if video is None:
-            tracker, _, _ = run_game(events)
+            tracker, _, _ = track_perfectly(events)
         else:
             game = Game.replay(events)
             _, tracker = video_game(game, video[0] / f"illegal{number:02d}", seed, video[1])

@@ -14,21 +14,13 @@ from tracker.intent import against_intent
 from tracker.live import LiveTracker
 from tracker.reconcile import Hints, explain
 from tracker.view import expected_view
-from vision.synth.game_views import event_key, perfect_views, readable_state
+from vision.synth.game_views import readable_state, track_perfectly
 
 
 def _track(events) -> tuple[LiveTracker, int, int]:
     """The tracker after the game; the truth's events the table shows, and how many of
     them it recovered, in order (a view explained badly may wait for the next)."""
-    tracker, truth = LiveTracker(), []
-    for step in perfect_views(events):
-        if step.phone is not None:
-            tracker.phone(step.phone)
-        else:
-            truth.append(event_key(step.event))
-            tracker.seen(step.view, step.hints)
-    tracker.decide()
-    got = [event_key(e) for e in tracker.events if e.source == "camera"]
+    tracker, truth, got = track_perfectly(events)
     blocks = difflib.SequenceMatcher(a=truth, b=got, autojunk=False).get_matching_blocks()
     return tracker, len(truth), sum(b.size for b in blocks)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from tracker.engine import Game
 from tracker.events import Attack, Event, NewGame, SecretRevealed
-from tracker.live import PHONE_EVENTS
+from tracker.live import PHONE_EVENTS, LiveTracker
 from tracker.reconcile import NO_HINTS, Hints
 from tracker.view import TableView, expected_view
 
@@ -54,6 +54,19 @@ def perfect_views(events: list[Event]) -> Iterator[Step]:
 UNSEEN_FIELDS = {"source", "confidence", "revealed"}
 TOKEN_ID = re.compile(r"T\d+")
 
+
+def track_perfectly(events: list[Event]) -> tuple[LiveTracker, list[str], list[str]]:
+    """The live tracker given what a perfect camera sees of a game (`perfect_views`); the
+    keys of the truth's events the table shows, and of the events the camera gave."""
+    tracker, truth = LiveTracker(), []
+    for step in perfect_views(events):
+        if step.phone is not None:
+            tracker.phone(step.phone)
+        else:
+            truth.append(event_key(step.event))
+            tracker.seen(step.view, step.hints)
+    tracker.decide()  # the game's end: no better view comes
+    return tracker, truth, [event_key(e) for e in tracker.events if e.source == "camera"]
 
 def event_key(event: Event) -> str:
     """An event as the camera can know it: not who reported it, how sure, which cards a
