@@ -217,7 +217,12 @@ def test_hands_bring_every_card_where_the_rules_say(heroes, seed):
     """Played without pixels: after each event of a whole bot game the cards the hands
     moved (markers from the deck's top and back to its bottom, the dead to the discard in
     the rules' order, draws) are the rules' view exactly; nothing had to be put right."""
-    events = play_game(heroes, seed).events
+    stage_without_pixels(play_game(heroes, seed).events, seed)
+
+
+def stage_without_pixels(events: list, seed: int) -> None:
+    """The hands play every event with no frame drawn; after each, nothing they left had
+    to be put right to be the rules' view (no snaps)."""
     geo = Geometry(default_layout(), (63.0, 88.0), seed)
     rng = np.random.default_rng(seed)
     stage = Players(geo, rng, 5.0, lambda *frame: None, Identities(events, rng))
@@ -286,15 +291,4 @@ def test_illegal_plays_are_drawn_as_the_rules_apply_them(seed):
         except EngineError:
             continue
     assert illegal >= 5
-    geo = Geometry(default_layout(), (63.0, 88.0), seed)
-    nrng = np.random.default_rng(seed)
-    stage = Players(geo, nrng, 5.0, lambda *frame: None, Identities(events, nrng))
-    replay = Game()
-    for index, event in enumerate(events):
-        before = replay.copy()
-        replay.apply(event)
-        view = expected_view(replay)
-        if index == 0:
-            stage.pieces = {k: p for k, p in geo.arrange(view).items() if k.startswith("hero")}
-        stage.event(event, before, replay, view)
-        assert stage.snaps == 0, (index, event)
+    stage_without_pixels(events, seed)
