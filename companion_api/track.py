@@ -123,7 +123,9 @@ class TableReader:
         self.stabilizer = Stabilizer()
         self.motion = MotionMask()
         self._zones: tuple[bytes, np.ndarray, list[str]] | None = None  # per calibration
-        self._heroes: dict[str, tuple] = {}  # zone: (what it was found for, its hero card)
+        self._hero_zones = {zone: outline for zone, outline in self.layout.zones.items()
+                            if zone.endswith(".hero")}
+        self._heroes: dict[str, tuple] = {}  # zone: (the calibration it was found in, card)
         self.status, self.seen = "lost", None
         self.sighted: list[Sighting] = []  # the last frame's cards, in table mm
         self.moving: frozenset[str] = frozenset()  # and the zones where something moved
@@ -184,11 +186,10 @@ class TableReader:
     def hero_cards(self, frame: np.ndarray, calibration: TableCalibration) -> list[Sighting]:
         """Each hero's reference card where it is found in its zone, upright or sideways
         (`vision.hero`); looked for again only where something moved."""
-        found = []
-        for zone in (z for z in self.layout.zones if z.endswith(".hero")):
-            key = (zone, calibration.table_to_image.tobytes())
+        found, key = [], calibration.table_to_image.tobytes()
+        for zone, outline in self._hero_zones.items():
             if zone in self.moving or self._heroes.get(zone, (None,))[0] != key:
-                self._heroes[zone] = key, _hero_card(frame, calibration, self.layout, zone)
+                self._heroes[zone] = key, _hero_card(frame, calibration, zone, outline)
             sighting = self._heroes[zone][1]
             found += [sighting] if sighting is not None else []
         return found
@@ -205,10 +206,10 @@ HERO_PX_MM = 2.0  # the hero zone's picture, px a table mm
 HERO_MARGIN_MM = 10.0  # around the zone: a card turned on its corner reaches past it
 
 
-def _hero_card(frame: np.ndarray, calibration: TableCalibration, layout: Layout,
-               zone: str) -> Sighting | None:
-    """The hero card in `zone`, seen from straight above, as a sighting in table mm."""
-    outline = layout.zones[zone]
+def _hero_card(frame: np.ndarray, calibration: TableCalibration, zone: str,
+               outline: np.ndarray) -> Sighting | None:
+    """The hero card in `zone` (its `outline`, table mm), seen from straight above, as a
+    sighting in table mm."""
     (x0, y0), (x1, y1) = outline.min(axis=0) - HERO_MARGIN_MM, outline.max(axis=0) + HERO_MARGIN_MM
     k = HERO_PX_MM
     to_view = np.array([[k, 0, -x0 * k], [0, k, -y0 * k], [0, 0, 1]]) @ \

@@ -139,7 +139,8 @@ def test_each_hero_card_is_found_upright_or_turned_as_its_power_was_used(video):
         frame = cv2.imread(str(path))
         calibration = TableCalibration.from_markers(frame, layout.table_mm)
         for player in ("p1", "p2"):
-            card = _hero_card(frame, calibration, layout, f"{player}.hero")
+            zone = f"{player}.hero"
+            card = _hero_card(frame, calibration, zone, layout.zones[zone])
             seen += 1
             right += card is not None and card.sideways == view.sides[player].power_used
     assert seen >= 20 and right >= 0.95 * seen, (right, seen)
