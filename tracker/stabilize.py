@@ -64,8 +64,8 @@ class Track:
     first: int
     last: int
     hits: int = 0
-    still_since: int = 0  # the frame since which it has not moved (a held card never is)
-    still_hits: int = 0  # frames seen since then
+    # frames seen, where nothing moved, since it last moved (a card in a hand never is still)
+    still_hits: int = 0
     named_since: int = 0  # the frame since which it has had its name
     votes: Counter = field(default_factory=Counter)
     card: str = UNKNOWN
@@ -207,7 +207,7 @@ class Stabilizer:
                 best = self._nearest(free, sight, self.reach, None, unlike=name)
             if best is None:
                 self.tracks.append(Track(sight.x, sight.y, sight.zone, sight.sideways,
-                                         frame, frame, still_since=frame, named_since=frame))
+                                         frame, frame, named_since=frame))
                 best = len(self.tracks) - 1
             else:
                 free.discard(best)
@@ -232,7 +232,7 @@ class Stabilizer:
     def _follow(self, track: Track, frame: int, sight: Sighting) -> None:
         moved = ((track.x - sight.x) ** 2 + (track.y - sight.y) ** 2) ** 0.5
         if moved > STILL_MM:
-            track.still_since, track.still_hits = frame, 0
+            track.still_hits = 0
             for name in track.votes:
                 track.votes[name] *= MOVED_MEMORY
         if sight.zone not in self._moving:  # a card under a moving hand may yet be taken
