@@ -11,6 +11,7 @@ their frames. No server, as fast as it can.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,9 @@ from vision.motion import MIN_CELLS, MotionMask
 from vision.observation import SIDEWAYS, Observation
 
 IMAGES = (".jpg", ".jpeg", ".png", ".bmp")
+# FFmpeg prints its own lines for a file it cannot read ("moov atom not found"); the
+# one-line error says it for the user (a user's own setting stands)
+os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
 
 
 class TrackError(ValueError):

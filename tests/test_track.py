@@ -82,3 +82,18 @@ def test_a_change_left_waiting_is_decided_once_the_table_stays_still():
 def test_a_change_left_waiting_is_decided_when_the_recording_ends():
     reader, _ = _waiting_reader()
     assert reader.settle(12) and _plays(reader) == ["6H"]
+
+
+def test_a_file_that_is_no_video_is_one_line_on_stderr(tmp_path):
+    """FFmpeg's own complaint (written straight to the process's stderr) is kept quiet."""
+    import subprocess
+    import sys
+
+    junk = tmp_path / "game.mp4"
+    junk.write_bytes(bytes(range(256)) * 64)
+    phone = _phone(tmp_path, '{"frame": 0, "event": {"type": "end_turn"}}')
+    done = subprocess.run([sys.executable, "-m", "companion_api.cli", "track", str(junk),
+                           "--phone", str(phone)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr == f"hearthtop-companion: error: {junk}: not a video or image folder " \
+                          "that can be read\n"
