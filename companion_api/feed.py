@@ -53,8 +53,13 @@ class Recording:
     def at(cls, path: Path) -> Recording:
         """The recording at `path`: a video file, a folder of frames, or the folder that
         `simulate` wrote (`frames/`, `phone.jsonl`, `meta.json`). TrackError when its
-        phone file cannot be used."""
+        frames or its phone file cannot be used."""
         frames = path / "frames" if (path / "frames").is_dir() else path
+        first = frames_of(frames)
+        try:
+            next(first, None)  # a folder with no images, a file that is no video: refused
+        finally:
+            first.close()
         phone = _beside(frames, "phone.jsonl")
         return cls(frames, _fps(frames), read_phone(phone) if phone else {})
 

@@ -62,6 +62,19 @@ def test_a_recording_whose_phone_file_is_broken_is_refused_in_one_line(tmp_path,
     assert not (tmp_path / "data").exists()
 
 
+def test_a_recording_that_is_no_video_is_refused_in_one_line(tmp_path, capsys):
+    junk = tmp_path / "table.mp4"
+    junk.write_bytes(bytes(range(256)) * 64)
+    empty = tmp_path / "frames"
+    empty.mkdir()
+    for source, says in ((junk, "not a video or image folder"), (empty, "no images")):
+        code = main(["run", "--source", str(source), "--data", str(tmp_path / "data"),
+                     "--port", "1", "--no-qr"])
+        error = capsys.readouterr().err
+        assert code == 2 and error.count("\n") == 1 and says in error
+    assert not (tmp_path / "data").exists()
+
+
 def test_a_recording_too_fast_to_read_drops_frames_but_not_the_phone_inputs(tmp_path):
     # 100,000 frames a second: every frame is late once the one before has been read
     folder = _simulated(tmp_path / "game", 40, 100_000,
