@@ -222,7 +222,8 @@ def _hero_card(frame: np.ndarray, calibration: TableCalibration, zone: str,
     card = find_hero_card(view, k)
     if card is None:
         return None
-    return Sighting(HERO, 1.0, x0 + card.x / k, y0 + card.y / k, zone, card.sideways)
+    return Sighting(HERO, 1.0, x0 + card.x / k, y0 + card.y / k, zone, card.sideways,
+                    tilted=card.tilted)
 
 
 def track(source: Path, phone: Path, layout: Layout | None = None) -> TrackResult:

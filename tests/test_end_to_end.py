@@ -64,3 +64,20 @@ def test_the_minions_on_the_table_are_read(tracked):
         want = {m.card for m in truth.players[player].minions if m.card}
         got = {m["card"] for m in state["players"][player]["minions"] if m["card"]}
         assert got == want, player
+
+
+def test_a_hero_attacks_when_its_card_is_tilted(tmp_path):
+    """Malfurion's claws, then his hero power, each give him an attack on Thrall: nothing
+    on the table changes but his hero card, tilted while he attacks (docs/table.md)."""
+    game = play_game(("malfurion", "thrall"), seed=2, sensible=True)
+    dump_log(game.events[:11], tmp_path / "game.jsonl")
+    assert sum(e.type == "attack" and e.attacker == "p1" for e in game.events[:11]) == 2
+    made = _cli("simulate", str(tmp_path / "game.jsonl"), "--out", str(tmp_path / "sim"),
+                "--seed", "3", "--fps", "10")
+    assert made.returncode == 0, made.stderr
+    run = _cli("track", str(tmp_path / "sim" / "frames"), "--phone",
+               str(tmp_path / "sim" / "phone.jsonl"), "--events", str(tmp_path / "got.jsonl"))
+    assert run.returncode == 0, run.stderr
+    events = [json.loads(line) for line in (tmp_path / "got.jsonl").read_text().splitlines()]
+    attacks = [(e["attacker"], e["target"]) for e in events if e["type"] == "attack"]
+    assert attacks == [("p1", "p2"), ("p1", "p2")]

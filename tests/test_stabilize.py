@@ -147,3 +147,29 @@ def test_flush_gives_the_table_as_it_lies_before_it_holds():
     assert change is not None
     assert [m.card for m in change.view.sides["p1"].minions] == ["6H", "7D"]
     assert stabilizer.flush(11) is None  # nothing new since
+
+
+def test_a_hero_card_held_tilted_is_its_hero_attacking():
+    hero = Sighting("HERO", 1.0, 450, 535, "p1.hero")
+    tilted = Sighting("HERO", 1.0, 451, 534, "p1.hero", tilted=True)
+    enemy = card("KS", 450, 170, "p2.minions")
+    marker = card("BACK", 450, 190, "p2.minions", sideways=True)
+    frames = [[hero, enemy]] * 8 + [[tilted, enemy]] * 4 + [[tilted, enemy, marker]] * 6
+    stabilizer = Stabilizer()
+    changes = run(stabilizer, frames)
+    assert len(changes) == 1  # nothing counts while the hero card is tilted …
+    changes = run(stabilizer, [[hero, enemy, marker]] * 8, start=len(frames))
+    assert len(changes) == 1  # … and once it is upright again, its attack is a hint
+    assert changes[0].hints.attackers == ("p1",)
+    assert changes[0].view.sides["p2"].minions[0].damage == 1
+    assert changes[0].view.sides["p1"].power_used is False
+
+
+def test_a_hero_card_seen_tilted_in_one_frame_is_no_attack():
+    hero = Sighting("HERO", 1.0, 450, 535, "p1.hero")
+    tilted = Sighting("HERO", 1.0, 451, 534, "p1.hero", tilted=True)
+    enemy = card("KS", 450, 170, "p2.minions")
+    marker = card("BACK", 450, 190, "p2.minions", sideways=True)
+    changes = run(Stabilizer(), [[hero, enemy]] * 8 + [[tilted, enemy]]
+                  + [[hero, enemy, marker]] * 8)
+    assert len(changes) == 2 and changes[1].hints.attackers == ()

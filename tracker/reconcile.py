@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from cards import JOKER
 
-from .cards import other
+from .cards import PLAYERS, other
 from .engine import EngineError, Game
 from .events import Attack, Event, SecretRevealed
 from .intent import against_intent
@@ -133,9 +133,11 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
             found += card_plays(game, owner, card, rng)
     found += _secrets_set(game, seen, rng)
     everyone = characters(game)
-    for attacker in _slid(game, hints) or [m.id for m in game.sides[player].minions]:
+    slid = _slid(game, hints)
+    for attacker in slid or [m.id for m in game.sides[player].minions]:
         found += [Attack(attacker=attacker, target=t) for t in everyone if t != attacker]
-    if game.sides[player].weapon or game.attack_of(player) > 0:  # the hero card stays put
+    # a hero's attack unseen (its card's turn missed) is still tried where it could attack
+    if player not in slid and (game.sides[player].weapon or game.attack_of(player) > 0):
         found += [Attack(attacker=player, target=t) for t in everyone if t != player]
     uses = power_uses(game, player, rng)
     found += uses
@@ -147,9 +149,11 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
 
 
 def _slid(game: Game, hints: Hints) -> list[str]:
-    """The characters seen slid to attack (not a spell shown in the zone); a face-down stack
-    slid is one of the active player's tokens, any of them."""
-    slid = [a for a in hints.attackers if a != TOKEN and game.find(a) is not None]
+    """The characters seen slid to attack (not a spell shown in the zone) or a hero whose
+    card was tilted; a face-down stack slid is one of the active player's tokens, any of
+    them."""
+    slid = [a for a in hints.attackers
+            if a in PLAYERS or (a != TOKEN and game.find(a) is not None)]
     if TOKEN in hints.attackers:
         slid += [m.id for m in game.sides[game.active].minions if m.card is None]
     return slid

@@ -53,6 +53,7 @@ class Sighting:
     # the likeliest name where `card` is UNKNOWN: the recogniser abstains on a card it
     # does not see whole (tucked under another, in a pile), yet is mostly right about it
     guess: str | None = None
+    tilted: bool = False  # a hero card turned about 45°: its hero attacks (then not sideways)
 
 
 @dataclass
@@ -70,6 +71,8 @@ class Track:
     votes: Counter = field(default_factory=Counter)
     card: str = UNKNOWN
     on_table: bool = False  # judged where no hand moved: frozen while one does
+    tilted: bool = False  # a hero card turned for an attack, as last seen …
+    tilted_still: int = 0  # … and the frames it was seen so where nothing moved
 
     def vote(self, frame: int, card: str, weight: float) -> None:
         for name in self.votes:
@@ -108,6 +111,7 @@ class Stabilizer:
         self._shown: dict[str, None] = {}
         self._moving: frozenset[str] = frozenset()
         self._moved: dict[str | None, int] = {}  # zone: the last frame something moved there
+        self._pile: dict[str, tuple[int, int]] = {}  # discard: name -> first, last frame named
 
     def update(self, frame: int, seen: list[Sighting],
                moving: frozenset[str] = frozenset()) -> Change | None:
@@ -123,7 +127,8 @@ class Stabilizer:
             if track.zone not in moving:
                 track.on_table = self._on_table(track, frame)
         confirmed = [t for t in self.tracks if t.on_table]
-        view = build_view(confirmed)  # what the rules read: cards off the zones are not
+        self._note_pile(frame, confirmed)
+        view = build_view(confirmed, self._laid)  # what the rules read: cards off the zones are not
         # a card unseen a while where nothing moves is gone or covered: wait and see
         doubtful = any(frame - t.last > GONE and _counts(t) for t in confirmed)
         held = view == self._pending and not moving and not doubtful
@@ -148,13 +153,28 @@ class Stabilizer:
         what happened in it must be explained in it."""
         return self._change(frame, [t for t in self.tracks if t.on_table])
 
+    @property
+    def _laid(self) -> dict[str, int]:
+        return {card: first for card, (first, _) in self._pile.items()}
+
+    def _note_pile(self, frame: int, confirmed: list[Track]) -> None:
+        """The frame each name came onto the discard pile. The pile's cards lie in nearly
+        one place, and the corners of the lower ones are read now and then: which track
+        shows which name may flicker, but the name that came last is the top card's."""
+        for track in confirmed:
+            if track.zone == "discard" and track.face_up:
+                first, _ = self._pile.get(track.card, (frame, frame))
+                self._pile[track.card] = (first, frame)
+        self._pile = {card: seen for card, seen in self._pile.items()
+                      if frame - seen[1] <= self.patience}  # shuffled back into the deck
+
     def _change(self, frame: int, confirmed: list[Track]) -> Change | None:
-        # a card in an attack zone is an attack or a spell being resolved: its outcome
-        # (markers, a minion gone) is not on the table yet
-        if any(t.zone and t.zone.endswith(".attack") and frame - t.last <= GONE
+        # a card in an attack zone (or a hero card tilted) is an attack or a spell being
+        # resolved: its outcome (markers, a minion gone) is not on the table yet
+        if any(frame - t.last <= GONE and (t.tilted or (t.zone or "").endswith(".attack"))
                for t in confirmed):
             return None
-        view = build_view(confirmed)
+        view = build_view(confirmed, self._laid)
         if view == self._last_view and not self._attackers:
             return None  # an attack on a hero changes nothing the camera sees, but counts
         self._last_view = view
@@ -173,9 +193,12 @@ class Stabilizer:
 
     def _note_hints(self, frame: int) -> None:
         """What passes between two stable views: a card seen now in an attack zone (an
-        attacker, a spell shown), a card face up that was not in the last view."""
+        attacker, a spell shown) or a hero card held tilted (its hero attacks), a card face
+        up that was not in the last view."""
         known = self._last_view.face_up()
         for track in self.tracks:
+            if track.tilted_still >= self.settle and track.last == frame:
+                self._attackers[track.zone.split(".", 1)[0]] = None  # a hero attacks
             if track.last != frame or track.hits < self.confirm or not (
                     track.face_up or (track.card == BACK and not track.sideways)):
                 continue
@@ -238,6 +261,9 @@ class Stabilizer:
         if sight.zone not in self._moving:  # a card under a moving hand may yet be taken
             track.still_hits += 1
         track.x, track.y, track.zone, track.last = sight.x, sight.y, sight.zone, frame
+        track.tilted = sight.tilted
+        track.tilted_still = track.tilted_still + (sight.zone not in self._moving) \
+            if sight.tilted else 0
         track.hits += 1
         if moved > self.reach / 2:  # picked up and put down elsewhere: a fresh look
             track.votes.clear()
@@ -281,18 +307,20 @@ def _holds_cards(zone: str | None) -> bool:
 
 def _power_used(tracks: list[Track], player: str) -> bool | None:
     """The hero card turned sideways: the hero power is used. The hero card is not one of
-    the 53: the camera finds it as HERO (`vision.hero`), and the one seen last tells; where
+    the 53: the camera finds it as HERO (`vision.hero`), and the one seen last (not tilted
+    for an attack) tells; where
     it was not found, an unnamed card sideways in the hero's zone is it turned, and nothing
     else says it is not (None)."""
     zone = f"{player}.hero"
-    heroes = [t for t in tracks if t.zone == zone and t.card == HERO]
+    heroes = [t for t in tracks if t.zone == zone and t.card == HERO and not t.tilted]
     if heroes:
         return max(heroes, key=lambda t: (t.last, t.first)).sideways
     return True if any(t.zone == zone and t.sideways for t in tracks) else None
 
 
-def build_view(tracks: list[Track]) -> TableView:
-    """The stable tracks as the rules read the table (`tracker.view`)."""
+def build_view(tracks: list[Track], laid: dict[str, int] | None = None) -> TableView:
+    """The stable tracks as the rules read the table (`tracker.view`); `laid`: the frame
+    each name came onto the discard pile, where known."""
     named: dict[str, Track] = {}
     for track in sorted(tracks, key=lambda t: -sum(t.votes.values())):
         if track.face_up and track.card in named:
@@ -332,7 +360,9 @@ def build_view(tracks: list[Track]) -> TableView:
             secrets=sum(1 for t in mine if t.zone == f"{player}.secrets" and t.card == BACK),
             power_used=_power_used(mine, player))
     discard = [t for t in tracks if t.zone == "discard" and t.face_up]
-    # the top: the card laid last, or the one whose name changed last (laid on the pile in
-    # the same place as the card it covers, it is the same track with a new name)
-    top = max(discard, key=lambda t: max(t.first, t.named_since)).card if discard else None
+    # the top: the name that came onto the pile last (laid in the same place as the card it
+    # covers, it may be the same track with a new name)
+    laid = laid or {}
+    top = max(discard, key=lambda t: laid.get(t.card, max(t.first, t.named_since))).card \
+        if discard else None
     return TableView(sides=sides, deck=0, discard=(top,) if top else ())

@@ -3,7 +3,8 @@
 The hero card is not one of the 53 the recogniser names, so it is found the plain way: in
 a picture of its zone seen from straight above (table millimetres), the outline of the
 largest card-sized thing there. A card is 63 × 88 mm; whether its long side runs along the
-table's depth (upright) or across it (sideways) is all there is to read.
+table's depth (upright), across it (sideways), or about halfway between (tilted: its hero
+attacks, `docs/table.md`) is all there is to read.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import numpy as np
 CARD_MM = (63.0, 88.0)  # short and long side
 SIZE_TOLERANCE = 0.2  # a found outline this far from a card's sides is not the card
 EDGES = ((50, 150), (80, 200))  # Canny thresholds tried in turn
+TILTED_DEG = (25.0, 65.0)  # the long side this far off the table's depth: tilted (a card
+# laid untidily is off by 10° at most)
 
 
 @dataclass(frozen=True)
@@ -23,6 +26,7 @@ class HeroCard:
     x: float  # the card's centre in the picture, px
     y: float
     sideways: bool  # its long side across the picture's y axis
+    tilted: bool = False  # turned about 45°, neither upright nor sideways (then not sideways)
 
 
 def find_hero_card(view: np.ndarray, px_per_mm: float) -> HeroCard | None:
@@ -48,5 +52,8 @@ def _card(corners: np.ndarray, px_per_mm: float) -> HeroCard | None:
     if abs(a - short) > SIZE_TOLERANCE * short or abs(b - long) > SIZE_TOLERANCE * long:
         return None
     along = sides[int(np.argmax(lengths))]  # the long side's direction
+    angle = np.degrees(np.arctan2(abs(along[0]), abs(along[1])))  # 0: upright, 90: sideways
+    tilted = bool(TILTED_DEG[0] <= angle <= TILTED_DEG[1])
     centre = corners.mean(axis=0)
-    return HeroCard(float(centre[0]), float(centre[1]), bool(abs(along[0]) > abs(along[1])))
+    return HeroCard(float(centre[0]), float(centre[1]), bool(angle > 45.0) and not tilted,
+                    tilted)

@@ -22,6 +22,8 @@ from tracker.view import TableView
 from vision.synth.game_motion import PLAYERS, Stage
 from vision.synth.game_table import Piece, with_attacker
 
+HERO_TILT = 45.0  # degrees a hero card is turned while its hero attacks (docs/table.md)
+
 
 class Players(Stage):
     """The stage with two people playing the log's events on it."""
@@ -98,9 +100,17 @@ class Players(Stage):
         return None
 
     def _slide_in(self, attacker: str) -> str | None:
+        """The attacker's minion slid into its attack zone (back once the attack is
+        marked), or its hero card tilted (turned upright or sideways again by `_settle`)."""
+        hero = self.pieces.get(f"hero:{attacker}")
+        if hero is not None:
+            self.fly(attacker, f"hero:{attacker}", hero, hero.moved(hero.x, hero.y,
+                                                                     hero.rot + HERO_TILT))
+            self.wait(float(self.rng.uniform(0.3, 0.7)))
+            return None
         keys = [k for k, p in self.pieces.items() if p.group == attacker]
         if not keys:
-            return None  # a hero attacks: nothing slides
+            return None
         owner = self.pieces[keys[0]].owner
         dx, dy = self.geo.attack_shift(owner)
         target = {k: self.pieces[k].moved(self.pieces[k].x + dx, self.pieces[k].y + dy)
