@@ -4,6 +4,7 @@ the events recovered one by one, and the final state."""
 from __future__ import annotations
 
 import difflib
+from dataclasses import replace
 
 from conftest import start
 
@@ -13,7 +14,7 @@ from tracker.heroes import hero_names
 from tracker.intent import against_intent
 from tracker.live import LiveTracker
 from tracker.reconcile import Hints, explain
-from tracker.view import expected_view
+from tracker.view import UNNAMED, expected_view
 from vision.synth.game_views import readable_state, track_perfectly
 
 
@@ -35,6 +36,22 @@ def test_a_minion_attack_is_read_from_its_slide_and_the_markers():
     truth.apply(attack := Attack(attacker="2H", target="3C"))
     found = explain(table.game, expected_view(truth), Hints(attackers=("2H",)))
     assert found.events == [attack] and found.explained and not found.ambiguous
+
+
+def test_a_buff_spell_tucked_under_its_minion_is_read_though_no_one_names_it_there():
+    table = start("valeera", "garrosh", turn=3)
+    table.play("p1", "3C")
+    table.play("p1", "4C")
+    truth = table.game.copy()
+    assert table.game.ability_of("p1", "JS").name == "Cold Blood"
+    truth.apply(cold_blood := Play(player="p1", card="JS", target="3C"))
+    view = expected_view(truth)
+    minions = tuple(replace(m, spells=(UNNAMED,) * len(m.spells))  # the strip it shows
+                    for m in view.sides["p1"].minions)
+    seen = replace(view, sides={**view.sides, "p1": replace(view.sides["p1"], minions=minions)})
+    assert [m.spells for m in minions] == [(UNNAMED,), ()]
+    found = explain(table.game, seen, Hints(revealed=("JS",)))  # it was shown first
+    assert found.events == [cold_blood] and found.explained
 
 
 def test_a_spell_at_a_hero_is_ambiguous_and_the_likelier_target_comes_first():

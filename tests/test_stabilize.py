@@ -4,6 +4,7 @@ hand passes over them, a change counted once it holds, an attack kept as a hint.
 from __future__ import annotations
 
 from tracker.stabilize import Sighting, Stabilizer
+from tracker.view import UNNAMED
 
 
 def card(name: str, x: float, y: float, zone: str, confidence: float = 0.95,
@@ -173,3 +174,15 @@ def test_a_hero_card_seen_tilted_in_one_frame_is_no_attack():
     changes = run(Stabilizer(), [[hero, enemy]] * 8 + [[tilted, enemy]]
                   + [[hero, enemy, marker]] * 8)
     assert len(changes) == 2 and changes[1].hints.attackers == ()
+
+
+def test_a_face_up_card_tucked_under_a_minion_is_a_spell_that_buffs_it():
+    minion = card("3C", 190, 421, "p1.minions")
+    strip = card("UNKNOWN", 191, 404, "p1.minions", 0.4)  # its index hidden by the minion
+    enemy = card("7S", 702, 180, "p2.minions")
+    named = card("JC", 702, 197, "p2.minions")  # a spell rank beside a minion: under it
+    view = run(Stabilizer(), [[minion, strip, enemy, named]] * 8)[0].view
+    assert [(m.card, m.spells) for m in view.sides["p1"].minions] == [("3C", (UNNAMED,))]
+    assert [(m.card, m.spells) for m in view.sides["p2"].minions] == [("7S", ("JC",))]
+    alone = run(Stabilizer(), [[card("JC", 400, 180, "p2.minions")]] * 8)[0].view
+    assert [m.card for m in alone.sides["p2"].minions] == ["JC"]  # a totem, say: no minion

@@ -26,7 +26,7 @@ from .engine import EngineError, Game
 from .events import Attack, Event, SecretRevealed
 from .intent import against_intent
 from .legality import card_plays, characters, power_uses
-from .view import MinionView, SideView, TableView, expected_view
+from .view import UNNAMED, MinionView, SideView, TableView, expected_view
 
 # What a difference weighs: a face-up card in the wrong place is a certain miss; a marker
 # count is often off by one (a marker hidden under a hand, two markers seen as one).
@@ -34,6 +34,7 @@ CARD_MISS = 10.0
 MINION_MISS = 6.0
 SECRET_MISS = 3.0
 MARKER_MISS = 1.0
+UNNAMED_SPELL_MISS = 3.0  # a card seen under a minion and no spell predicted there
 BUFF_MISS = 0.4  # a +1/+1 shows only a strip from under its minion: often not seen at all
 ILLEGAL = 0.5  # a legal explanation is preferred to an equally close illegal one
 EXPLAINED = 0.5  # at most this far: the view is explained
@@ -77,8 +78,19 @@ class Explanation:
 
 # --- how far two views are ------------------------------------------------------------------
 
+def _spell_distance(expected: tuple[str, ...], seen: tuple[str, ...]) -> float:
+    """Buff spells under a minion: a named one is a card; one the camera could not name
+    (`UNNAMED`) stands for any the prediction has there."""
+    named = {card for card in seen if card != UNNAMED}
+    unnamed = len(seen) - len(named)
+    missing = len(set(expected) - named)
+    matched = min(unnamed, missing)
+    return CARD_MISS * (len(named - set(expected)) + missing - matched) \
+        + UNNAMED_SPELL_MISS * (unnamed - matched)
+
+
 def _minion_distance(a: MinionView, b: MinionView) -> float:
-    spells = len(set(a.spells) ^ set(b.spells)) * CARD_MISS
+    spells = _spell_distance(a.spells, b.spells)
     stack = abs(a.stack - b.stack) if a.stack and b.stack else 0  # 0: not counted
     return spells + MARKER_MISS * (abs(a.damage - b.damage) + stack) \
         + BUFF_MISS * abs(a.buffs - b.buffs)

@@ -16,13 +16,15 @@ back, a spell shown) is kept from the frames between two stable views, as hints.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 
-from cards import BACK
+from cards import BACK, JOKER
 
+from .cards import parse_card
 from .reconcile import TOKEN, Hints
-from .view import MinionView, SideView, TableView
+from .view import UNNAMED, MinionView, SideView, TableView
 
 UNKNOWN = "UNKNOWN"
 HERO = "HERO"  # a hero's reference card, found by its outline (not one of the 53)
@@ -39,6 +41,7 @@ COVERED = 8  # … by a hand that stopped over it: gone after this many quiet fr
 GONE = 2  # frames unseen where nothing moves after which any other card is gone
 MARKER_REACH_MM = 35.0  # a face-down card this near a minion's centre is under it
 STACK_MM = 25.0  # face-down cards this near one another are one token's stack
+SPELL_MIN_MM = 8.0  # a buff spell under a minion peeks out this far at least (17 mm, drawn)
 PLAYERS = ("p1", "p2")
 
 
@@ -318,6 +321,39 @@ def _power_used(tracks: list[Track], player: str) -> bool | None:
     return True if any(t.zone == zone and t.sideways for t in tracks) else None
 
 
+def _is_minion_card(card: str) -> bool:
+    return card not in (JOKER, UNKNOWN, BACK, HERO) and parse_card(card).is_minion
+
+
+def _tucked_spell(track: Track, mine: list[Track]) -> bool:
+    """A spell's card (J to A, the joker) lying just beside a minion's card: under it."""
+    return track.zone.endswith(".minions") and not _is_minion_card(track.card) and any(
+        _is_minion_card(t.card) and not t.sideways and t.zone == track.zone
+        and SPELL_MIN_MM < math.dist((t.x, t.y), (track.x, track.y)) < MARKER_REACH_MM
+        for t in mine)
+
+
+def _spells_under(mine: list[Track], placed: list[tuple[Track, dict]]) -> None:
+    """A face-up card tucked under a minion is a spell that buffs it. It shows a strip
+    beyond the minion, often without its index: the recogniser names it, abstains on it
+    (UNNAMED here: the spell was seen when it was shown) or reads the minion's name again."""
+    minions = {id(t) for t, _ in placed}
+    for t in mine:
+        if not t.zone.endswith(".minions") or t.sideways or id(t) in minions or \
+                _face_down(t) or t.card == HERO or t.hits < 2:
+            continue
+        near = [(math.dist((t.x, t.y), (m.x, m.y)), m, view) for m, view in placed]
+        if not near:
+            continue
+        d, minion, view = min(near, key=lambda n: n[0])
+        if not SPELL_MIN_MM < d < MARKER_REACH_MM:
+            continue
+        if t.card in (UNKNOWN, minion.card):
+            view["spells"].append(UNNAMED)
+        elif not _is_minion_card(t.card) and t.card not in view["spells"]:
+            view["spells"].append(t.card)
+
+
 def build_view(tracks: list[Track], laid: dict[str, int] | None = None) -> TableView:
     """The stable tracks as the rules read the table (`tracker.view`); `laid`: the frame
     each name came onto the discard pile, where known."""
@@ -330,12 +366,15 @@ def build_view(tracks: list[Track], laid: dict[str, int] | None = None) -> Table
     for player in PLAYERS:
         mine = [t for t in tracks if (t.zone or "").startswith(player + ".")]
         minions: list[tuple[float, dict]] = []
+        placed: list[tuple[Track, dict]] = []
         for t in mine:
             zone = t.zone.split(".", 1)[1]
             if zone in ("minions", "attack", "totems") and t.face_up and not t.sideways \
-                    and named.get(t.card) is t:
-                minions.append((t.x, {"card": t.card, "damage": 0, "buffs": 0,
+                    and named.get(t.card) is t and not _tucked_spell(t, mine):
+                minions.append((t.x, {"card": t.card, "damage": 0, "buffs": 0, "spells": [],
                                       "attacking": zone == "attack"}))
+                placed.append((t, minions[-1][1]))
+        _spells_under(mine, placed)
         cards = list(minions)
         stacks: list[float] = []
         for t in sorted(mine, key=lambda t: t.x):
@@ -347,12 +386,13 @@ def build_view(tracks: list[Track], laid: dict[str, int] | None = None) -> Table
                 owner[1]["damage" if t.sideways else "buffs"] += 1
             elif not t.sideways and not (stacks and t.x - stacks[-1] < STACK_MM):
                 stacks.append(t.x)  # a token: a face-down stack (its lower cards offset)
-        minions += [(x, {"card": None, "damage": 0, "buffs": 0, "attacking": False})
-                    for x in stacks]
+        minions += [(x, {"card": None, "damage": 0, "buffs": 0, "spells": [],
+                         "attacking": False}) for x in stacks]
         weapon = next((t.card for t in mine if t.zone == f"{player}.weapon" and t.face_up),
                       None)
         sides[player] = SideView(
-            minions=tuple(MinionView(id=m["card"] or f"stack@{x:.0f}", **m)
+            minions=tuple(MinionView(id=m["card"] or f"stack@{x:.0f}",
+                                     **{**m, "spells": tuple(m["spells"])})
                           for x, m in sorted(minions, key=lambda m: m[0])),
             weapon=weapon,
             durability=sum(1 for t in mine if t.zone == f"{player}.weapon" and _face_down(t)),

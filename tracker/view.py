@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 from .cards import PLAYERS
 
+UNNAMED = "?"  # in a camera's view: a face-up card seen where no one could name it
+
 
 @dataclass(frozen=True)
 class MinionView:
@@ -70,7 +72,8 @@ class TableView:
             for minion in side.minions:
                 if minion.card:
                     seen[minion.card] = f"minion:{player}"
-                seen.update({card: f"spell:{player}" for card in minion.spells})
+                seen.update({card: f"spell:{player}" for card in minion.spells
+                             if card != UNNAMED})
             if side.weapon:
                 seen[side.weapon] = f"weapon:{player}"
         if self.discard_top:
