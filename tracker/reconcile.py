@@ -33,6 +33,7 @@ from .view import UNNAMED, MinionView, SideView, TableView, expected_view
 CARD_MISS = 10.0
 MINION_MISS = 6.0
 SECRET_MISS = 3.0
+DISCARD_MISS = 3.0  # the pile's top, read at a glance and often half covered, misread
 MARKER_MISS = 1.0
 UNNAMED_SPELL_MISS = 3.0  # a card seen under a minion and no spell predicted there
 BUFF_MISS = 0.4  # a +1/+1 shows only a strip from under its minion: often not seen at all
@@ -122,7 +123,7 @@ def view_distance(expected: TableView, seen: TableView) -> float:
     if seen.discard_top is not None and expected.discard_top != seen.discard_top:
         # cards that reach the pile together (two minions dying) may land in either order
         near_top = seen.discard_top in expected.discard[-DISCARD_TOGETHER:]
-        distance += MARKER_MISS if near_top else CARD_MISS
+        distance += MARKER_MISS if near_top else DISCARD_MISS
     return distance
 
 
