@@ -37,7 +37,7 @@ DISCARD_MISS = 3.0  # the pile's top, read at a glance and often half covered, m
 MARKER_MISS = 1.0
 UNNAMED_SPELL_MISS = 3.0  # a card seen under a minion and no spell predicted there
 BUFF_MISS = 0.4  # a +1/+1 shows only a strip from under its minion: often not seen at all
-ILLEGAL = 0.5  # a legal explanation is preferred to an equally close illegal one
+ILLEGAL = 3.0  # a legal explanation is preferred to an illegal one up to a few markers nearer
 EXPLAINED = 0.5  # at most this far: the view is explained
 TOKEN = "token"  # an attacker hint: a face-down stack slid forward (one of the tokens)
 NOISE = 1.5  # what a camera's view may be off by with nothing having happened
@@ -65,12 +65,14 @@ class Explanation:
     other explanations just as near that leave a different game (a question's options)."""
 
     events: list[Event]
-    distance: float
+    distance: float  # with ILLEGAL for each event that breaks a rule
     alternatives: list[list[Event]] = field(default_factory=list)
+    illegal: int = 0  # events that break a rule
 
     @property
     def explained(self) -> bool:
-        return self.distance <= EXPLAINED
+        """The view is as the events leave it (whether or not they break the rules)."""
+        return self.distance - ILLEGAL * self.illegal <= EXPLAINED
 
     @property
     def ambiguous(self) -> bool:
@@ -215,9 +217,13 @@ def _score(game: Game, events: list[Event], seen: TableView) -> tuple[float, Gam
     if ahead is None:
         return None
     # an explanation is legal or not: the rules one event breaks are not counted one by one
-    illegal = len({a.event for a in ahead.alerts[len(game.alerts):] if a.severity == "illegal"})
+    illegal = _illegal(game, ahead)
     extra = EXTRA_EVENT * (len(events) - 1)  # the simplest story first
     return view_distance(expected_view(ahead), seen) + ILLEGAL * illegal + extra, ahead
+
+
+def _illegal(game: Game, ahead: Game) -> int:
+    return len({a.event for a in ahead.alerts[len(game.alerts):] if a.severity == "illegal"})
 
 
 def _unlikely(game: Game, events: list[Event]) -> int:
@@ -245,8 +251,10 @@ def explain(game: Game, seen: TableView, hints: Hints = NO_HINTS, *, depth: int 
         scored.sort(key=lambda s: (s[0], _unlikely(game, s[1])))
     # an event must explain more than a marker miscounted (a minion's slide is an attack;
     # a spell shown in the attack zone is not)
+    # (what it explains is the view: a rule it breaks counts against it among explanations)
     slid = bool(_slid(game, hints))
-    if not scored or (scored[0][0] > still - NOISE and not slid):
+    if not scored or (scored[0][0] - ILLEGAL * _illegal(game, scored[0][2]) > still - NOISE
+                      and not slid):
         return Explanation([], still)
     best, events, ahead = scored[0]
     outcome = ahead.state().model_dump(exclude={"alerts"})
@@ -258,4 +266,4 @@ def explain(game: Game, seen: TableView, hints: Hints = NO_HINTS, *, depth: int 
         if other_outcome not in outcomes:
             outcomes.append(other_outcome)
             alternatives.append(other_events)
-    return Explanation(events, best, alternatives)
+    return Explanation(events, best, alternatives, _illegal(game, ahead))
