@@ -9,7 +9,7 @@ from dataclasses import replace
 from conftest import start
 
 from tracker.bot import play_game
-from tracker.events import Attack, Play
+from tracker.events import Attack, EndTurn, Play
 from tracker.heroes import hero_names
 from tracker.intent import against_intent
 from tracker.live import LiveTracker
@@ -77,3 +77,18 @@ def test_whole_games_seen_by_a_perfect_camera():
     # unhurt leave no trace: the rest is read exactly
     assert right / total >= 0.95, (right, total)
     assert right_states >= 7, right_states
+
+
+def test_an_end_the_camera_made_is_undone_when_the_players_go_on():
+    """Hero health is never on the table: a blow the camera placed wrong may end the game.
+    The phone's next end of turn says the game goes on; the camera's last event goes."""
+    events = play_game(("jaina", "garrosh"), seed=1, sensible=True).events
+    tracker = LiveTracker()
+    for event in events[:-1]:
+        tracker.game.apply(event)
+    assert not tracker.game.over
+    tracker.game.apply(events[-1].model_copy(update={"source": "camera", "confidence": 0.5}))
+    assert tracker.game.over  # the last blow, as the camera read it
+    tracker.phone(EndTurn())
+    assert not tracker.game.over
+    assert tracker.events[-1].type == "end_turn" and len(tracker.events) == len(events)

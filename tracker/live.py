@@ -23,6 +23,7 @@ from .view import TableView, expected_view
 
 PHONE_EVENTS = ("new_game", "end_turn", "concede")
 REVISE_MARGIN = 0.5  # a revised explanation must be this much nearer to replace the last
+FALSE_END_DROPS = 3  # the camera's events at most taken out to undo an end the table denies
 
 
 def _new_in_play(game: Game, view: TableView) -> bool:
@@ -86,7 +87,9 @@ class LiveTracker:
             event = NewGame(heroes=event.heroes, source="phone")
             self.choices = []
         elif self.game.over:
-            return  # the camera saw the game end (a hero died) before the phone did
+            self._undo_false_end()  # the players go on: the camera's end was false …
+            if self.game.over:
+                return  # … or the phone is only late to it
         elif event.source is None:
             event = event.model_copy(update={"source": "phone"})
         self.game.apply(event)
@@ -234,6 +237,16 @@ class LiveTracker:
                 if not self.game.over:
                     return
                 self.game, choice.chosen = ended.copy(), 0  # an answer may drop events
+        # no other answer helps: the camera's last events, back to the turn's start, are
+        # taken out one by one (the latest first) until the game goes on
+        for _ in range(FALSE_END_DROPS):
+            last = self.game.events[-1]
+            if last.source != "camera" or not self.game.over:
+                break
+            self._rewrite(len(self.game.events) - 1, [])
+        if self.game.over:
+            self.game = ended
+        self.choices = [c for c in self.choices if c.index < len(self.game.events)]
 
     def answer(self, choice: Choice, option: int) -> None:
         """A person's answer to a choice: the log is replayed with it from that point."""
