@@ -101,6 +101,7 @@ class Score:
     illegal_alerts: int
     misses: dict[str, int]
     wrong_cards: list[str]  # cards the log names that the game never played there
+    secret_suits: list[str] = field(default_factory=list)  # of those, face-down secrets
     frame_ms: list[float] = field(default_factory=list)
     delays_ms: list[float] = field(default_factory=list)
 
@@ -123,10 +124,14 @@ def score(truth: Game, tracker: LiveTracker) -> tuple[Score, list[tuple[int, int
     played = {(e.player, e.card) for e in truth.events if isinstance(e, Play)}
     wrong = [e.card for e in tracker.events if isinstance(e, Play) and e.source == "camera"
              and (e.player, e.card) not in played]
+    # a secret is set face down: its suit is a guess until it is turned over
+    secrets = [e.card for e in tracker.events if isinstance(e, Play) and e.source == "camera"
+               and e.card[:-1] == truth.sides[e.player].hero.secret_rank
+               and (e.player, e.card) not in played]
     return Score(readable_state(tracker.game) == readable_state(truth), len(wanted), len(got),
                  len(pairs), len(tracker.choices),
                  sum(1 for a in tracker.game.alerts if a.severity == "illegal"), misses,
-                 wrong), pairs
+                 wrong, secret_suits=secrets), pairs
 
 
 def video_game(truth: Game, folder: Path, seed: int, fps: float
@@ -218,7 +223,9 @@ def report(scores: list[Score], what: str, elapsed: float) -> None:
     print("events not recovered by type: " + ", ".join(f"{k} {v}" for k, v in
                                                         sorted(misses.items()) if v))
     wrong = [c for s in scores for c in s.wrong_cards]
-    print(f"cards named that the game did not play there: {len(wrong)} {sorted(wrong)}")
+    secrets = [c for s in scores for c in s.secret_suits]
+    print(f"cards named that the game did not play there: {len(wrong)} {sorted(wrong)}; of "
+          f"them face-down secrets, whose suit no camera sees until turned: {len(secrets)}")
     print(f"questions a game: median {statistics.median(questions):g}, max {max(questions)}")
     print(f"illegal alerts on legal games: {sum(s.illegal_alerts for s in scores)}")
     frames = [ms for s in scores for ms in s.frame_ms]
