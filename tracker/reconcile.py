@@ -5,7 +5,8 @@ Between two stable views of the table, the engine predicts the view each candida
 would leave (`tracker.view.expected_view` on a copy of the game), and the candidate whose
 prediction is nearest to what the camera sees is chosen. Candidates come from what changed:
 a card newly face up is played (each target and choice), a minion seen in its attack zone
-attacks (each target), a change with no new card may be the hero power or a hero's attack.
+or a hero whose card was tilted attacks (each target), a change with no new card may be the
+hero power.
 When no single event explains the view, pairs are tried. Candidates that leave the same
 view but a different game (Fireblast at one hero or the other: hero health is never on the
 table) make the choice ambiguous: the answer lists them, most likely first, for a question.
@@ -151,9 +152,6 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
     slid = _slid(game, hints)
     for attacker in slid or [m.id for m in game.sides[player].minions]:
         found += [Attack(attacker=attacker, target=t) for t in everyone if t != attacker]
-    # a hero's attack unseen (its card's turn missed) is still tried where it could attack
-    if player not in slid and (game.sides[player].weapon or game.attack_of(player) > 0):
-        found += [Attack(attacker=player, target=t) for t in everyone if t != player]
     uses = power_uses(game, player, rng)
     found += uses
     revealed = list(hints.revealed) or new
