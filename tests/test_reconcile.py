@@ -54,6 +54,17 @@ def test_a_buff_spell_tucked_under_its_minion_is_read_though_no_one_names_it_the
     assert found.events == [cold_blood] and found.explained
 
 
+def test_a_weapon_misread_under_its_markers_is_still_the_hero_s_weapon():
+    table = start("garrosh", "jaina", turn=3)
+    truth = table.game.copy()
+    assert table.game.ability_of("p1", "QD").kind == "weapon"
+    truth.apply(axe := Play(player="p1", card="QD"))
+    view = expected_view(truth)
+    seen = replace(view, sides={**view.sides, "p1": replace(view.sides["p1"], weapon="KD")})
+    found = explain(table.game, seen)  # KD is a spell for Garrosh: no weapon of his
+    assert found.events == [axe]  # one sign of its index right: the likeliest of the four
+
+
 def test_a_spell_at_a_hero_is_ambiguous_and_the_likelier_target_comes_first():
     table = start("jaina", "garrosh", turn=5)
     truth = table.game.copy()

@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from cards import JOKER
+from cards import JOKER, split_card
 
 from .cards import PLAYERS, other
 from .engine import EngineError, Game
@@ -110,14 +110,25 @@ def _side_distance(expected: SideView, seen: SideView) -> float:
     tokens_s = [m for m in seen.minions if not m.card]
     distance += MINION_MISS * abs(len(tokens_e) - len(tokens_s))
     distance += sum(_minion_distance(a, b) for a, b in zip(tokens_e, tokens_s, strict=False))
-    if expected.weapon != seen.weapon:
-        distance += CARD_MISS
+    if expected.weapon != seen.weapon:  # one weapon for another: misread under its markers
+        distance += _misread(expected.weapon, seen.weapon) if expected.weapon and seen.weapon \
+            else CARD_MISS
     distance += MARKER_MISS * (abs(expected.durability - seen.durability)
                                + abs(expected.armor - seen.armor))
     distance += SECRET_MISS * abs(expected.secrets - seen.secrets)
     if seen.power_used is not None and expected.power_used != seen.power_used:
         distance += CARD_MISS
     return distance
+
+
+def _misread(expected: str, seen: str) -> float:
+    """A card read as another where it is half covered: likelier with one of its index's
+    two signs right."""
+    if JOKER in (expected, seen):
+        return DISCARD_MISS
+    same = split_card(expected)[0] == split_card(seen)[0] or \
+        split_card(expected)[1] == split_card(seen)[1]
+    return DISCARD_MISS - MARKER_MISS if same else DISCARD_MISS
 
 
 def view_distance(expected: TableView, seen: TableView) -> float:
@@ -148,6 +159,7 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
         for owner in owners:  # a card seen on the wrong side is still tried, and flagged
             found += card_plays(game, owner, card, rng)
     found += _secrets_set(game, seen, rng)
+    found += _weapons_laid(game, seen, expected, rng)
     everyone = characters(game)
     slid = _slid(game, hints)
     for attacker in slid or [m.id for m in game.sides[player].minions]:
@@ -197,6 +209,27 @@ def _secrets_set(game: Game, seen: TableView, rng: random.Random) -> list[Event]
         place = game.table.where(card)
         if place is None or place in ("deck", f"hand:{player}"):
             found += card_plays(game, player, card, rng)
+    return found
+
+
+def _weapons_laid(game: Game, seen: TableView, expected: TableView,
+                  rng: random.Random) -> list[Event]:
+    """A card in the weapon zone that is not the weapon the game has there: read under its
+    markers, it may be misread, so each of the hero's weapons not known to lie elsewhere is
+    a candidate."""
+    player = game.active
+    laid = seen.sides[player].weapon
+    if laid is None or laid == expected.sides[player].weapon:
+        return []
+    hero = game.sides[player].hero
+    found: list[Event] = []
+    for rank, ability in hero.ranks.items():
+        if ability.kind != "weapon":
+            continue
+        for suit in "SHDC":
+            card = rank + suit
+            if card != laid and game.table.where(card) in (None, "deck", f"hand:{player}"):
+                found += card_plays(game, player, card, rng)
     return found
 
 
