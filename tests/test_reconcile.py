@@ -103,3 +103,15 @@ def test_an_end_the_camera_made_is_undone_when_the_players_go_on():
     tracker.phone(EndTurn())
     assert not tracker.game.over
     assert tracker.events[-1].type == "end_turn" and len(tracker.events) == len(events)
+
+
+def test_a_secret_set_face_down_is_logged_as_the_guess_it_is():
+    tracker = LiveTracker()
+    tracker.game = start("jaina", "garrosh", turn=5).game
+    truth = tracker.game.copy()
+    truth.apply(Play(player="p1", card="KH"))
+    assert truth.sides["p1"].secrets == ["KH"]
+    tracker.seen(expected_view(truth))
+    secret = tracker.events[-1]
+    assert secret.type == "play" and secret.card[0] == "K" and secret.source == "camera"
+    assert secret.confidence <= 0.25  # any of Jaina's four secrets: no camera sees which

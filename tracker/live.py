@@ -182,9 +182,21 @@ class LiveTracker:
                                        id=len(self.choices) + 1,
                                        labels=[self._words(o) for o in options]))
         for event in found.events:
+            sure = confidence / self._face_down_suits(event)
             self.game.apply(event.model_copy(update={"source": "camera",
-                                                     "confidence": confidence}))
+                                                     "confidence": round(sure, 3)}))
         self.unexplained += not found.explained
+
+    def _face_down_suits(self, event: Event) -> int:
+        """The secrets a face-down secret set by `event` may be (1 for any other event):
+        no camera sees its suit until it is turned over."""
+        hero = self.game.sides[event.player].hero if event.type == "play" else None
+        if hero is None or hero.secret_rank is None or event.card[:-1] != hero.secret_rank:
+            return 1
+        table = self.game.table
+        return max(1, sum(1 for suit in hero.secrets
+                          if table.where(hero.secret_rank + suit) in (None, "deck",
+                                                                      f"hand:{event.player}")))
 
     def _unmask_secrets(self, revealed: tuple[str, ...]) -> None:
         """A secret is set face down, so the camera guessed its card; turned over, it shows
@@ -198,7 +210,8 @@ class LiveTracker:
             for index, event in enumerate(self.game.events):
                 if (event.type == "play" and event.player == waiting and event.card in secrets
                         and event.source == "camera"):
-                    self._rewrite(index, [event.model_copy(update={"card": card})])
+                    seen = event.model_copy(update={"card": card, "confidence": 1.0})
+                    self._rewrite(index, [seen])
                     break
 
     def _rewrite(self, index: int, events: list[Event], length: int = 1) -> None:
