@@ -340,7 +340,7 @@ def _spells_under(mine: list[Track], placed: list[tuple[Track, dict]]) -> None:
     minions = {id(t) for t, _ in placed}
     for t in mine:
         if not t.zone.endswith(".minions") or t.sideways or id(t) in minions or \
-                _face_down(t) or t.card == HERO or t.hits < 2:
+                _face_down(t) or t.card == HERO:
             continue
         near = [(math.dist((t.x, t.y), (m.x, m.y)), m, view) for m, view in placed]
         if not near:
