@@ -311,9 +311,8 @@ def _holds_cards(zone: str | None) -> bool:
 def _power_used(tracks: list[Track], player: str) -> bool | None:
     """The hero card turned sideways: the hero power is used. The hero card is not one of
     the 53: the camera finds it as HERO (`vision.hero`), and the one seen last (not tilted
-    for an attack) tells; where
-    it was not found, an unnamed card sideways in the hero's zone is it turned, and nothing
-    else says it is not (None)."""
+    for an attack) tells; where it was not found, an unnamed card sideways in the hero's
+    zone is it turned, and nothing else says it is not (None)."""
     zone = f"{player}.hero"
     heroes = [t for t in tracks if t.zone == zone and t.card == HERO and not t.tilted]
     if heroes:
