@@ -186,3 +186,10 @@ def test_a_face_up_card_tucked_under_a_minion_is_a_spell_that_buffs_it():
     assert [(m.card, m.spells) for m in view.sides["p2"].minions] == [("7S", ("JC",))]
     alone = run(Stabilizer(), [[card("JC", 400, 180, "p2.minions")]] * 8)[0].view
     assert [m.card for m in alone.sides["p2"].minions] == ["JC"]  # a totem, say: no minion
+
+
+def test_a_joker_guessed_on_the_pile_is_the_coin_there():
+    coin = Sighting("UNKNOWN", 0.6, 835, 300, "discard", guess="JK")  # the pile's top
+    card = Sighting("UNKNOWN", 0.6, 835, 300, "discard", guess="9S")
+    assert run(Stabilizer(), [[coin]] * 8)[0].view.discard_top == "JK"
+    assert run(Stabilizer(), [[card]] * 8) == []  # an unsure guess names nothing

@@ -30,6 +30,9 @@ UNKNOWN = "UNKNOWN"
 HERO = "HERO"  # a hero's reference card, found by its outline (not one of the 53)
 GUESS_CONFIDENCE = 0.8  # a guess this sure counts, as a part of a sure name …
 GUESS_WEIGHT = 0.5  # … so that frames that name the card outvote it
+# The Coin (the joker) leaves nothing but itself on the pile, where the recogniser guesses
+# it right about 60 % of the frames at 0.5-0.8: the frames' votes make its name
+JOKER_GUESS = 0.5
 SURE = 0.9  # a name this sure tells one card from another in the same place
 SLIDE_MM = 150.0  # a card named so is followed this far (a minion slid along its row)
 STILL_MM = 4.0  # a card that moves less between frames lies still (detection jitters)
@@ -272,10 +275,15 @@ class Stabilizer:
             track.votes.clear()
         if sight.card != UNKNOWN:
             track.vote(frame, sight.card, max(sight.confidence, 0.05))
-        elif sight.guess and sight.confidence >= GUESS_CONFIDENCE and _holds_cards(sight.zone):
+        elif sight.guess and _holds_cards(sight.zone) and sight.confidence >= _guess_bar(sight):
             track.vote(frame, sight.guess, GUESS_WEIGHT * sight.confidence)
         else:
             track.vote(frame, UNKNOWN, max(sight.confidence, 0.05))
+
+
+def _guess_bar(sight: Sighting) -> float:
+    """How sure a guess must be to count: less for a joker on the discard pile."""
+    return JOKER_GUESS if sight.guess == JOKER and sight.zone == "discard" else GUESS_CONFIDENCE
 
 
 def _sure_name(sight: Sighting) -> str | None:
