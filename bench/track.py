@@ -126,7 +126,7 @@ def score(truth: Game, tracker: LiveTracker) -> tuple[Score, list[tuple[int, int
              and (e.player, e.card) not in played]
     # a secret is set face down: its suit is a guess until it is turned over
     secrets = [e.card for e in tracker.events if isinstance(e, Play) and e.source == "camera"
-               and e.card[:-1] == truth.sides[e.player].hero.secret_rank
+               and truth.sides[e.player].hero.is_secret(e.card)
                and (e.player, e.card) not in played]
     return Score(readable_state(tracker.game) == readable_state(truth), len(wanted), len(got),
                  len(pairs), len(tracker.choices),

@@ -115,3 +115,14 @@ def test_a_secret_set_face_down_is_logged_as_the_guess_it_is():
     secret = tracker.events[-1]
     assert secret.type == "play" and secret.card[0] == "K" and secret.source == "camera"
     assert secret.confidence <= 0.25  # any of Jaina's four secrets: no camera sees which
+
+
+def test_the_coin_is_no_secret_of_a_hero_whose_secrets_are_jacks():
+    tracker = LiveTracker()
+    tracker.game = start("jaina", "uther", turn=2).game  # Uther's secrets are his jacks
+    assert tracker.game.sides["p2"].hero.secret_rank == "J"
+    truth = tracker.game.copy()
+    truth.apply(Play(player="p2", card="JK"))
+    tracker.seen(expected_view(truth))
+    coin = tracker.events[-1]
+    assert (coin.card, coin.confidence) == ("JK", 1.0)

@@ -13,6 +13,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from cards import JOKER
+
 MINION_KINDS = frozenset({"spade", "token", "totem"})  # abilities that are minions
 
 
@@ -104,6 +106,10 @@ class Hero:
 
     def spell(self, rank: str, suit: str) -> Ability:
         return self.secrets[suit] if rank == self.secret_rank else self.ranks[rank]
+
+    def is_secret(self, card: str) -> bool:
+        """`card` (an id, the joker too) is one of this hero's secrets."""
+        return card != JOKER and self.secret_rank is not None and card[:-1] == self.secret_rank
 
     def abilities(self) -> Iterator[tuple[str, Ability]]:
         """Every ability of the hero, each with where it stands in the hero file."""

@@ -191,7 +191,7 @@ class LiveTracker:
         """The secrets a face-down secret set by `event` may be (1 for any other event):
         no camera sees its suit until it is turned over."""
         hero = self.game.sides[event.player].hero if event.type == "play" else None
-        if hero is None or hero.secret_rank is None or event.card[:-1] != hero.secret_rank:
+        if hero is None or not hero.is_secret(event.card):
             return 1
         table = self.game.table
         return max(1, sum(1 for suit in hero.secrets
@@ -205,7 +205,7 @@ class LiveTracker:
         secrets = self.game.sides[waiting].secrets
         hero = self.game.sides[waiting].hero
         for card in revealed:
-            if card in secrets or hero.secret_rank is None or card[:-1] != hero.secret_rank:
+            if card in secrets or not hero.is_secret(card):
                 continue
             for index, event in enumerate(self.game.events):
                 if (event.type == "play" and event.player == waiting and event.card in secrets
