@@ -122,16 +122,14 @@ def score(truth: Game, tracker: LiveTracker) -> tuple[Score, list[tuple[int, int
             kind = json.loads(key)["type"]
             misses[kind] = misses.get(kind, 0) + 1
     played = {(e.player, e.card) for e in truth.events if isinstance(e, Play)}
-    wrong = [e.card for e in tracker.events if isinstance(e, Play) and e.source == "camera"
+    wrong = [e for e in tracker.events if isinstance(e, Play) and e.source == "camera"
              and (e.player, e.card) not in played]
     # a secret is set face down: its suit is a guess until it is turned over
-    secrets = [e.card for e in tracker.events if isinstance(e, Play) and e.source == "camera"
-               and truth.sides[e.player].hero.is_secret(e.card)
-               and (e.player, e.card) not in played]
+    secrets = [e.card for e in wrong if truth.sides[e.player].hero.is_secret(e.card)]
     return Score(readable_state(tracker.game) == readable_state(truth), len(wanted), len(got),
                  len(pairs), len(tracker.choices),
                  sum(1 for a in tracker.game.alerts if a.severity == "illegal"), misses,
-                 wrong, secret_suits=secrets), pairs
+                 [e.card for e in wrong], secret_suits=secrets), pairs
 
 
 def video_game(truth: Game, folder: Path, seed: int, fps: float
@@ -157,16 +155,8 @@ def video_game(truth: Game, folder: Path, seed: int, fps: float
         frame_ms.append(1000 * (time.thread_time() - started))
         applied += [index] * (len(reader.tracker.events) - len(applied))
         seen.append(None if reader.seen is None else (reader.sighted, reader.moving))
-    reader.settle(len(seen))  # the recording ended
-    applied += [len(seen) - 1] * (len(reader.tracker.events) - len(applied))
-    result, pairs = score(truth, reader.tracker)
+    result = _read_to_the_end(truth, reader, applied, folder, fps, frame_ms)
     result.frame_ms = frame_ms
-    done = [json.loads(line)["frame"] for line in
-            (folder / "video" / "truth.jsonl").read_text().splitlines()]
-    for truth_index, index in pairs:  # from the card laid (the event done) to the state
-        frame = applied[index]
-        result.delays_ms.append(max(0.0, (frame - done[truth_index]) * 1000 / fps)
-                                + frame_ms[frame])
     with open(folder / "video" / "seen.pkl", "wb") as out:
         pickle.dump(seen, out)
     shutil.rmtree(folder / "video" / "frames")  # hundreds of MB a game
@@ -190,12 +180,21 @@ def replay_game(truth: Game, folder: Path, fps: float) -> Score:
         for event in inputs.pop(index, []):
             reader.phone(index, event)
         applied += [index] * (len(reader.tracker.events) - len(applied))
-    reader.settle(len(seen))  # the recording ended
-    applied += [len(seen) - 1] * (len(reader.tracker.events) - len(applied))
+    return _read_to_the_end(truth, reader, applied, folder, fps, [0.0] * len(seen))
+
+
+def _read_to_the_end(truth: Game, reader, applied: list[int], folder: Path, fps: float,
+                     frame_ms: list[float]) -> Score:
+    """The recording read (`applied`: the frame each of the tracker's events came at, so
+    far; `frame_ms`: each frame's time): what waits is decided, the game scored, and each
+    event's delay from the card laid (the event done) to the state changed."""
+    reader.settle(len(frame_ms))  # the recording ended
+    applied += [len(frame_ms) - 1] * (len(reader.tracker.events) - len(applied))
     result, pairs = score(truth, reader.tracker)
     done = [json.loads(line)["frame"] for line in
             (folder / "video" / "truth.jsonl").read_text().splitlines()]
-    result.delays_ms = [max(0.0, (applied[i] - done[t]) * 1000 / fps) for t, i in pairs]
+    result.delays_ms = [max(0.0, (applied[i] - done[t]) * 1000 / fps) + frame_ms[applied[i]]
+                        for t, i in pairs]
     return result
 
 

@@ -18,7 +18,7 @@ from .cards import other
 from .engine import Game
 from .events import Event, NewGame
 from .narrate import describe_event
-from .reconcile import NO_HINTS, Explanation, Hints, explain
+from .reconcile import NO_HINTS, Explanation, Hints, explain, may_hold
 from .view import TableView, expected_view
 
 PHONE_EVENTS = ("new_game", "end_turn", "concede")
@@ -193,10 +193,8 @@ class LiveTracker:
         hero = self.game.sides[event.player].hero if event.type == "play" else None
         if hero is None or not hero.is_secret(event.card):
             return 1
-        table = self.game.table
-        return max(1, sum(1 for suit in hero.secrets
-                          if table.where(hero.secret_rank + suit) in (None, "deck",
-                                                                      f"hand:{event.player}")))
+        return max(1, sum(may_hold(self.game, event.player, hero.secret_rank + suit)
+                          for suit in hero.secrets))
 
     def _unmask_secrets(self, revealed: tuple[str, ...]) -> None:
         """A secret is set face down, so the camera guessed its card; turned over, it shows

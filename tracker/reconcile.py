@@ -126,8 +126,7 @@ def _misread(expected: str, seen: str) -> float:
     two signs right."""
     if JOKER in (expected, seen):
         return DISCARD_MISS
-    same = split_card(expected)[0] == split_card(seen)[0] or \
-        split_card(expected)[1] == split_card(seen)[1]
+    same = any(a == b for a, b in zip(split_card(expected), split_card(seen), strict=True))
     return DISCARD_MISS - MARKER_MISS if same else DISCARD_MISS
 
 
@@ -206,10 +205,15 @@ def _secrets_set(game: Game, seen: TableView, rng: random.Random) -> list[Event]
     found: list[Event] = []
     for suit in hero.secrets:
         card = hero.secret_rank + suit
-        place = game.table.where(card)
-        if place is None or place in ("deck", f"hand:{player}"):
+        if may_hold(game, player, card):
             found += card_plays(game, player, card, rng)
     return found
+
+
+def may_hold(game: Game, player: str, card: str) -> bool:
+    """`card` may be in `player`'s hand: the ledger has it there, in the deck, or nowhere
+    seen (a card whose face no camera saw is any of those)."""
+    return game.table.where(card) in (None, "deck", f"hand:{player}")
 
 
 def _weapons_laid(game: Game, seen: TableView, expected: TableView,
@@ -228,7 +232,7 @@ def _weapons_laid(game: Game, seen: TableView, expected: TableView,
             continue
         for suit in "SHDC":
             card = rank + suit
-            if card != laid and game.table.where(card) in (None, "deck", f"hand:{player}"):
+            if card != laid and may_hold(game, player, card):
                 found += card_plays(game, player, card, rng)
     return found
 
@@ -280,14 +284,15 @@ def explain(game: Game, seen: TableView, hints: Hints = NO_HINTS, *, depth: int 
                 if result:
                     scored.append((result[0], [*first, event], result[1]))
         scored.sort(key=lambda s: (s[0], _unlikely(game, s[1])))
-    # an event must explain more than a marker miscounted (a minion's slide is an attack;
-    # a spell shown in the attack zone is not)
-    # (what it explains is the view: a rule it breaks counts against it among explanations)
-    slid = bool(_slid(game, hints))
-    if not scored or (scored[0][0] - ILLEGAL * _illegal(game, scored[0][2]) > still - NOISE
-                      and not slid):
+    if not scored:
         return Explanation([], still)
     best, events, ahead = scored[0]
+    illegal = _illegal(game, ahead)
+    # an event must explain more of the view than a marker miscounted (a minion's slide is
+    # an attack; a spell shown in the attack zone is not); a rule it breaks counts against
+    # it among explanations, not here
+    if best - ILLEGAL * illegal > still - NOISE and not _slid(game, hints):
+        return Explanation([], still)
     outcome = ahead.state().model_dump(exclude={"alerts"})
     alternatives, outcomes = [], [outcome]
     for distance, other_events, other_game in scored[1:]:
@@ -297,4 +302,4 @@ def explain(game: Game, seen: TableView, hints: Hints = NO_HINTS, *, depth: int 
         if other_outcome not in outcomes:
             outcomes.append(other_outcome)
             alternatives.append(other_events)
-    return Explanation(events, best, alternatives, _illegal(game, ahead))
+    return Explanation(events, best, alternatives, illegal)

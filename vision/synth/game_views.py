@@ -68,6 +68,7 @@ def track_perfectly(events: list[Event]) -> tuple[LiveTracker, list[str], list[s
     tracker.decide()  # the game's end: no better view comes
     return tracker, truth, [event_key(e) for e in tracker.events if e.source == "camera"]
 
+
 def event_key(event: Event) -> str:
     """An event as the camera can know it: not who reported it, how sure, which cards a
     Totemic Call turned over that went back under the deck, the order in which split
