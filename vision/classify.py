@@ -28,6 +28,7 @@ import numpy as np
 
 from cards import BACK, DECK, JOKER, RANKS, SUITS
 
+from .deck import BACK_THRESHOLD, COVERED_FACE_THRESHOLD, FACE_THRESHOLD, OF_THE_DECK, Deck
 from .rectify import portrait_orders, rectify
 from .runtime import ModelError, load_model
 
@@ -187,6 +188,16 @@ class CardClassifier:
                 readings[name][read] = expert.run(None, {"cards": x})[0]
         return readings
 
+    def weighed_probabilities(self, image: np.ndarray, quads: np.ndarray) -> np.ndarray:
+        """Class probabilities of each card quadrilateral of `image` (`read_quads`), with the
+        index experts' opinions weighed in as `decide` weighs them (`fine_look`)."""
+        quads = np.float32(quads).reshape(-1, 4, 2)
+        probabilities = np.asarray(self.read_quads(image, quads), np.float64)
+        if len(quads):
+            sharpness, readings = self.fine_look(image, quads)
+            self._weigh(probabilities, readings, sharpness)
+        return probabilities
+
     def predict(self, cards: np.ndarray, face_up: np.ndarray | None = None,
                 clear: np.ndarray | None = None,
                 score: np.ndarray | None = None) -> list[Prediction]:
@@ -196,7 +207,8 @@ class CardClassifier:
     def decide(self, probabilities: np.ndarray, face_up: np.ndarray | None = None,
                clear: np.ndarray | None = None, score: np.ndarray | None = None,
                sharpness: np.ndarray | None = None,
-               experts: dict[str, np.ndarray] | None = None) -> list[Prediction]:
+               experts: dict[str, np.ndarray] | None = None,
+               deck: tuple[Deck, np.ndarray] | None = None) -> list[Prediction]:
         """Name cards from their class probabilities (`probabilities`, `read_quads`).
         `face_up`, the detector's probability that each card shows its face, if given, is a
         second opinion on face up or down, combined with the
@@ -221,12 +233,15 @@ class CardClassifier:
         if face_up is not None and n:
             probabilities *= self._sides(face_up, clear)
             probabilities /= probabilities.sum(axis=1, keepdims=True)
+        if deck is not None and n:
+            probabilities = deck[0].weigh(probabilities, deck[1], self.classes)
+            deck_back = deck[1][:, self.classes.index(BACK)] >= OF_THE_DECK
         found = []
         score = np.ones(n) if score is None else np.asarray(score)
         sharp = np.zeros(n, bool) if sharpness is None else (
             np.asarray(sharpness) >= self.min_sharpness)
-        for row, in_view, detector_score, is_sharp in zip(probabilities, clear, score, sharp,
-                                                          strict=True):
+        for k, (row, in_view, detector_score, is_sharp) in enumerate(
+                zip(probabilities, clear, score, sharp, strict=True)):
             best = int(row.argmax())
             confidence = float(row[best])
             kind = self.classes[best]
@@ -236,6 +251,12 @@ class CardClassifier:
                 sure = (self.back_threshold if kind == BACK
                         else self.face_threshold(kind, is_sharp) if in_view
                         else self.covered_threshold)
+                if deck is not None and kind != BACK:
+                    sure = (FACE_THRESHOLD if in_view
+                            else COVERED_FACE_THRESHOLD if deck[1][k, best] >= OF_THE_DECK
+                            else np.inf)
+                elif deck is not None and len(deck[0].backs):
+                    sure = BACK_THRESHOLD if deck_back[k] else sure
                 card_there = detector_score >= (self.min_back_score if kind == BACK
                                                 else self.min_score)
                 card = kind if card_there and confidence >= sure else UNKNOWN

@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from .classify import MODEL as CLASSIFIER
-from .classify import NO_CARD, CardClassifier
+from .classify import NO_CARD, CardClassifier, Prediction
+from .deck import STANDARD, Deck, DeckCheck, templates
 from .detect import MODEL as DETECTOR
 from .detect import PILE_MODEL, CardDetector, orientations
 from .memory import CardMemory, StillFrames, thumbnails
@@ -28,15 +29,19 @@ from .refine import CardRefiner
 class Recognizer:
     def __init__(self, detector: Path = DETECTOR, classifier: Path = CLASSIFIER,
                  refiner: Path = REFINER, *, piles: Path | None = PILE_MODEL,
-                 threads: int = 1, video: bool = False) -> None:
+                 threads: int = 1, video: bool = False, deck: Deck | None = None) -> None:
         """`piles`: the detector's second look at piles (`vision.piles`), None for none;
         `video`: frames come from one camera in order, and still cards and piles keep what
-        was found in them; otherwise every frame stands alone (photos)."""
+        was found in them; otherwise every frame stands alone (photos). `deck`: the players'
+        registered deck (`vision.deck`), which reads the cards while the table shows it
+        (`deck_in_use`)."""
         self.detector = CardDetector(detector, threads=threads, piles=piles, video=video)
         self.refiner = CardRefiner(refiner, threads=threads)
         self.classifier = CardClassifier(classifier, threads=threads)
         self.memory = CardMemory() if video else None
         self.still = StillFrames() if video else None
+        self.deck = deck
+        self.deck_check = DeckCheck()
         self._last: tuple[tuple[float, ...], Observation] | None = None  # zooms, found
         self.looked = False  # whether the last `observe` ran the models
 
@@ -50,6 +55,7 @@ class Recognizer:
         `zooms`: see `CardDetector.detect` (`PHOTO_ZOOMS` for photos of any framing)."""
         self.looked = True
         if self.still is None:
+            self.deck_check = DeckCheck()  # a photo stands alone: its own faces say
             return self._look(frame, table_from_image, timestamp, zooms)
         cells = self.still.cells(frame)
         if self._last is not None and self._last[0] == zooms and self.still.same(cells):
@@ -80,8 +86,11 @@ class Recognizer:
         look = seen["clear"] & self.classifier.experts_matter(probabilities, seen["face_up"],
                                                               seen["clear"])
         sharpness, readings = self._fine_look(frame, outlines, look)
-        predictions = self.classifier.decide(probabilities, seen["face_up"], seen["clear"],
-                                             seen["score"], sharpness, readings)
+        opinions = (probabilities, seen["face_up"], seen["clear"], seen["score"], sharpness,
+                    readings)
+        predictions = self.classifier.decide(*opinions)
+        if self.deck is not None and len(outlines):
+            predictions = self._deck_decides(frame, outlines, opinions, predictions)
         named = iter(zip(outlines, predictions, strict=True))
         found = [self.memory.names[j] if j >= 0 else next(named) for j in recalled]
         if self.memory is not None:
@@ -95,6 +104,25 @@ class Recognizer:
             obs.confidence[i] = prediction.confidence
             obs.extra["best"][i] = prediction.best
         return obs[obs.cards != NO_CARD]
+
+    @property
+    def deck_in_use(self) -> bool:
+        """Whether the registered deck reads the cards: one is registered and it agrees
+        with the faces the general recogniser named of late (`DeckCheck`); else the
+        general recogniser reads them."""
+        return self.deck is not None and self.deck_check.on
+
+    def _deck_decides(self, frame: np.ndarray, outlines: np.ndarray, opinions: tuple,
+                      general: list[Prediction]) -> list[Prediction]:
+        """The registered deck's names for the cards (`decide` with each card's likeness to
+        its templates), or the general recogniser's where the table shows another deck:
+        the faces the general recogniser names are the check (`DeckCheck`)."""
+        likeness = self.deck.likeness(
+            templates(self.classifier.rectify_quads(frame, outlines)), self.classifier.classes)
+        ours = self.classifier.decide(*opinions, (self.deck, likeness))
+        self.deck_check.update([mine.best == theirs.card for mine, theirs
+                                in zip(ours, general, strict=True) if theirs.card in STANDARD])
+        return ours if self.deck_check.on else general
 
     def _fine_look(self, frame: np.ndarray, outlines: np.ndarray,
                    look: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:

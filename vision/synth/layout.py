@@ -410,3 +410,34 @@ def random_scene(rng: np.random.Generator, *, designs: Sequence[str] | None = No
     return Scene(design=design, cards=t.cards, decals=decals, hands=hands,
                  table_size=table_size, table=table, surround=surround, camera=cam,
                  photometric=photometric, back_variant=back_variant, back=own)
+
+
+def deck_scene(rng: np.random.Generator, design: str, *, image_size: tuple[int, int] = (1920, 1080),
+               backs: int = 2, columns: int = 11) -> tuple[Scene, list[str]]:
+    """The photo a group takes to register its deck (`vision.deck`): every card of a standard
+    deck face up, then `backs` face down, laid in rows of `columns` a little apart, either
+    way up, seen from above by a webcam in some light; and the cards in reading order (the
+    joker where the design has one)."""
+    jokers = [JOKER] if cardart.variants(design, JOKER) else []
+    cards = [*DECK, *jokers] + [BACK] * backs
+    card = card_size_mm(design)
+    gap = 25.0
+    rows = -(-len(cards) // columns)
+    table = (columns * (card[0] + gap) + 60.0, rows * (card[1] + gap) + 60.0)
+    placed = []
+    for i, name in enumerate(cards):
+        row, col = divmod(i, columns)
+        x = 30.0 + (col + 0.5) * (card[0] + gap) + rng.normal(0, 2)
+        y = 30.0 + (row + 0.5) * (card[1] + gap) + rng.normal(0, 2)
+        rotation = float(rng.choice([0.0, 180.0]) + rng.normal(0, 2))
+        placed.append(PlacedCard(name, (x, y), rotation, name != BACK, float(i), "deck",
+                                 float(rng.uniform(0.95, 1.03))))
+    cam = Camera(size=image_size, target=(table[0] / 2, table[1] / 2),
+                 tilt=float(abs(rng.normal(0, 6))), yaw=float(rng.normal(0, 2)),
+                 roll=float(rng.normal(0, 1)), hfov=float(rng.uniform(60, 75)))
+    cam.distance = fit_distance(cam, table, margin=0.03)
+    surface_, surround = surface(rng, ())
+    scene = Scene(design=design, cards=placed, table_size=table, table=surface_,
+                  surround=surround, camera=cam, photometric=_photometric(rng, cam, placed),
+                  back_variant=int(rng.integers(max(1, cardart.variants(design, BACK)))))
+    return scene, cards

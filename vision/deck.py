@@ -1,0 +1,366 @@
+"""A registered deck: the players' own cards, shown to the camera once, then read by likeness.
+
+The general classifier names cards of designs it has never seen; a group plays with one
+physical deck week after week. Registered, that deck is known two ways at once:
+
+- which cards it holds: the classifier's probability is shared out among those alone (a
+  pinochle deck has no 2, a deck with no joker no JK);
+- what each card looks like: a small colour template of each registered card (Lab, mean
+  taken out, unit length; each shot and each shot turned half round), whose likeness to a
+  card on the table (the cosine) weighs each card's probability by exp(LIKENESS_WEIGHT ×
+  likeness). The cards of one deck differ in their art where a classifier of every design
+  must read the index alone: a blurred club that passes for a spade is still unlike the
+  spade's template.
+
+The general recogniser keeps watch (`DeckCheck`): each face it names (it names only when
+sure) must be read alike by the deck. When more than a few are not, the table shows another
+deck, and the caller falls back to the general recogniser and says so: a deck that is not
+on the table names nothing.
+
+Registration (`register`) cuts the cards out of photos of the deck laid face up (any number
+a photo) with the general recogniser's detector and refiner, names them from `--cards` in
+reading order or by one assignment over all the photos (each card once), and keeps their
+templates, and the templates of face-down cards as the deck's back. A deck is a small .npz
+file (`save`, `load`); the data folder holds it (companion_api), never git.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+
+from cards import BACK, DECK, JOKER
+
+if TYPE_CHECKING:
+    from .pipeline import Recognizer
+
+TEMPLATE_PX = (36, 50)  # a template's size, width × height: the art's shapes and colours
+# A template's likeness (a cosine) weighs a card's probability by exp(weight × likeness):
+# 0.1 of likeness is a factor of e² ≈ 7.4
+LIKENESS_WEIGHT = 20.0
+# A face partly covered is named only as a card whose template it is this much like: what
+# shows of it may be the card on top (its own cards come to 0.6–0.95, bench/deck.py); a back
+# this much like the deck's own needs only BACK_THRESHOLD
+OF_THE_DECK = 0.6
+# Thresholds on the deck's probability, fitted on held-out designs (bench/deck.py): below
+# them a card is UNKNOWN
+FACE_THRESHOLD = 0.97
+COVERED_FACE_THRESHOLD = 0.97  # a face partly covered (the detector's `clear`), as like
+# its card as OF_THE_DECK
+BACK_THRESHOLD = 0.9
+STANDARD = (*DECK, JOKER)  # the cards of a deck registered without --cards: each once
+FORMAT = 1  # the file's layout; a deck of another is refused with a one-line error
+
+
+class DeckError(ValueError):
+    """A deck that cannot be registered, saved or read (one line)."""
+
+
+@dataclass(frozen=True)
+class Deck:
+    """A registered deck: `cards` the ids it holds, and the templates of its faces (`faces`,
+    one row a template, `labels` its card) and of its back (`backs`)."""
+
+    name: str
+    cards: tuple[str, ...]
+    faces: np.ndarray  # (n, D) float32 unit templates
+    labels: tuple[str, ...]  # the card each face template shows
+    backs: np.ndarray = field(default_factory=lambda: np.zeros((0, template_size())))
+
+    def save(self, path: Path) -> None:
+        """Write the deck to `path` (.npz), whole or not at all."""
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, format=np.int64(FORMAT), name=np.str_(self.name),
+                            cards=np.array(self.cards, str), labels=np.array(self.labels, str),
+                            faces=self.faces.astype(np.float16),
+                            backs=self.backs.astype(np.float16))
+        partial = path.with_name(path.name + ".partial")
+        partial.write_bytes(buffer.getvalue())
+        partial.replace(path)
+
+    @classmethod
+    def load(cls, path: Path) -> Deck:
+        """The deck saved at `path`; a DeckError names the file and what is wrong."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                if int(data["format"]) != FORMAT:
+                    raise DeckError(f"{path}: a deck file of another version "
+                                    f"({int(data['format'])}); register the deck again")
+                deck = cls(str(data["name"]), tuple(str(c) for c in data["cards"]),
+                           data["faces"].astype(np.float32),
+                           tuple(str(c) for c in data["labels"]),
+                           data["backs"].astype(np.float32))
+        except DeckError:
+            raise
+        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as error:
+            raise DeckError(f"{path}: not a registered deck ({error})") from None
+        _check(deck, path)
+        return deck
+
+    def likeness(self, templates: np.ndarray, classes: Sequence[str]) -> np.ndarray:
+        """Each card's best likeness (cosine) to each class's templates, (N, classes): the
+        deck's faces and BACK (its back, if one was registered); NaN for a class the deck
+        has no template of."""
+        out = np.full((len(templates), len(classes)), np.nan, np.float32)
+        if not len(templates):
+            return out
+        for rows, labels in ((self.faces, self.labels),
+                             (self.backs, (BACK,) * len(self.backs))):
+            if not len(rows):
+                continue
+            cosines = templates @ rows.T
+            for card in dict.fromkeys(labels):
+                if card in classes:
+                    column = cosines[:, [label == card for label in labels]]
+                    out[:, list(classes).index(card)] = column.max(axis=1)
+        return out
+
+    def weigh(self, probabilities: np.ndarray, likeness: np.ndarray,
+              classes: Sequence[str]) -> np.ndarray:
+        """The deck's probabilities, (N, classes). The classifier says whether a card is a
+        face, the deck which: the share of every face (and of the joker) stays what the
+        classifier gave, shared out anew among the deck's cards in proportion to the
+        classifier's probability times exp(LIKENESS_WEIGHT × likeness). A back and no card
+        keep theirs."""
+        probabilities = np.asarray(probabilities, np.float64)
+        faces = np.isin(classes, STANDARD)
+        ours = np.isin(classes, self.cards)
+        like = np.where(np.isnan(likeness[:, ours]), -1.0, likeness[:, ours])
+        weighted = probabilities[:, ours] * np.exp(
+            LIKENESS_WEIGHT * (like - like.max(axis=1, keepdims=True)))
+        share = probabilities[:, faces].sum(axis=1, keepdims=True)
+        total = weighted.sum(axis=1, keepdims=True)
+        out = probabilities.copy()
+        out[:, faces] = 0.0
+        out[:, ours] = np.divide(weighted * share, total, out=np.zeros_like(weighted),
+                                 where=total > 0)
+        return out
+
+
+def template_size() -> int:
+    return TEMPLATE_PX[0] * TEMPLATE_PX[1] * 3
+
+
+def templates(cuts: np.ndarray) -> np.ndarray:
+    """Templates of rectified cards (N, H, W, 3 BGR uint8): each shrunk to TEMPLATE_PX,
+    in Lab, each channel's mean taken out, of unit length, (N, D) float32."""
+    out = np.empty((len(cuts), template_size()), np.float32)
+    for i, cut in enumerate(cuts):
+        small = cv2.resize(cut, TEMPLATE_PX, interpolation=cv2.INTER_AREA)
+        lab = cv2.cvtColor(small.astype(np.float32) / 255, cv2.COLOR_BGR2Lab)
+        lab -= lab.mean(axis=(0, 1))
+        out[i] = lab.ravel() / (np.linalg.norm(lab) + 1e-6)
+    return out
+
+
+def turned(cuts: np.ndarray) -> np.ndarray:
+    """Rectified cards turned half round: a card lies either way up on the table."""
+    return np.ascontiguousarray(cuts[:, ::-1, ::-1])
+
+
+def _check(deck: Deck, path: Path | str) -> None:
+    """A DeckError unless the deck's parts agree and name cards that exist."""
+    unknown = sorted(set(deck.cards) - set(STANDARD))
+    if unknown:
+        raise DeckError(f"{path}: not a card: {', '.join(unknown)}")
+    size = template_size()
+    if (deck.faces.ndim != 2 or deck.faces.shape[1] != size or len(deck.labels) != len(deck.faces)
+            or not set(deck.labels) <= set(deck.cards) or deck.backs.ndim != 2
+            or (len(deck.backs) and deck.backs.shape[1] != size)):
+        raise DeckError(f"{path}: a damaged deck file; register the deck again")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One card registration found: which photo, where in reading order, and what it is."""
+
+    photo: str
+    position: int  # 1-based, in the photo's reading order (rows top to bottom, left to right)
+    card: str  # a card id, JK or BACK
+    confidence: float  # the general recogniser's probability of `card` (1 when given)
+    unsure: bool  # the user should check it: read below FACE_THRESHOLD, or not its best guess
+
+
+@dataclass(frozen=True)
+class Registration:
+    deck: Deck
+    readings: list[Reading]
+
+    @property
+    def missing(self) -> list[str]:
+        """The cards of a standard deck not registered (a deck registered without --cards)."""
+        return [card for card in STANDARD if card not in self.deck.cards]
+
+
+@dataclass(frozen=True)
+class _Shot:
+    """The cards found in one registration photo, in reading order."""
+
+    photo: str
+    cuts: np.ndarray  # (n, H, W, 3) rectified at the classifier's input
+    probabilities: np.ndarray  # (n, classes): the general classifier's, after its experts
+
+
+MIN_CARD_SCORE = 0.3  # a detection weaker than this in a registration photo is not a card
+APART_IOU = 0.1  # cards laid for registration overlap no more than this
+SIZES = 1.5  # the cards of a registration photo are this much of the typical size, or less
+
+
+def register(recognizer: Recognizer, name: str, photos: Sequence[tuple[str, np.ndarray]],
+             cards: Sequence[str] | None = None) -> Registration:
+    """Register a deck from `photos` ((name, BGR image) each) of its cards laid out, face up
+    or down. `cards`: what they are, in reading order over all the photos (BACK for one
+    face down); without it each face is named by one assignment over all of them, each card
+    of a standard deck at most once, and backs by the general recogniser. A DeckError names
+    a photo with no cards, a list of the wrong length, a card id that does not exist, or a
+    card twice in one photo."""
+    shots = [_cards_in(recognizer, photo, image) for photo, image in photos]
+    classes = recognizer.classifier.classes
+    if cards is None:
+        named = _assign(shots, classes)
+    else:
+        named = _given(shots, [c.strip().upper() for c in cards])
+    readings = [Reading(shot.photo, position, card, confidence, unsure)
+                for shot, shot_named in zip(shots, named, strict=True)
+                for position, (card, confidence, unsure) in enumerate(shot_named, 1)]
+    cuts = np.concatenate([shot.cuts for shot in shots])
+    return Registration(from_cuts(name, cuts, [r.card for r in readings]), readings)
+
+
+def from_cuts(name: str, cuts: np.ndarray, cards: Sequence[str]) -> Deck:
+    """A deck from its cards cut out (rectified, N × H × W × 3 BGR) and what each is (a card
+    id, JK or BACK): the templates of each, either way up. The deck holds the cards named."""
+    faces = np.array([card != BACK for card in cards], bool)
+    both = lambda c: np.concatenate([templates(c), templates(turned(c))])  # noqa: E731
+    labels = tuple(c for c in cards if c != BACK)
+    if not labels:
+        raise DeckError("no face-up card in the photos: lay the deck face up")
+    return Deck(name, tuple(c for c in STANDARD if c in labels), both(cuts[faces]), labels * 2,
+                both(cuts[~faces]))
+
+
+def _cards_in(recognizer: Recognizer, photo: str, image: np.ndarray) -> _Shot:
+    """The cards the general recogniser finds in a registration photo, in reading order."""
+    from .detect import PHOTO_ZOOMS
+    from .geometry import rotated_nms
+
+    obs = recognizer.observe(image, zooms=PHOTO_ZOOMS)
+    kinds = np.isin(obs.extra["best"].astype(str), [*STANDARD, BACK])
+    obs = obs[kinds & (obs.extra["score"] >= MIN_CARD_SCORE)]
+    # the cards lie apart, each of a size: a box on a card's pips is smaller, one across
+    # cards larger (the detector learnt piles), and one across two overlaps a better one
+    areas = np.array([abs(cv2.contourArea(q)) for q in obs.quads])
+    typical = np.median(areas[obs.extra["score"] >= np.median(obs.extra["score"])])
+    obs = obs[(areas > typical / SIZES) & (areas < typical * SIZES)]
+    obs = obs[rotated_nms(obs.quads, obs.extra["score"], APART_IOU)]
+    if not len(obs):
+        raise DeckError(f"{photo}: no cards found; lay the cards flat on a plain table, "
+                        "apart, and take the photo from above")
+    quads = obs.quads[reading_order(obs.quads)]
+    classifier = recognizer.classifier
+    return _Shot(photo, classifier.rectify_quads(image, quads),
+                 classifier.weighed_probabilities(image, quads))
+
+
+def reading_order(quads: np.ndarray) -> np.ndarray:
+    """Indices of card quads (N, 4, 2) in reading order: rows top to bottom (a card whose
+    centre is more than half a card's height below the row's first starts a new row), each
+    left to right."""
+    if not len(quads):
+        return np.zeros(0, np.int64)
+    centres = quads.mean(axis=1)
+    heights = quads[:, :, 1].max(axis=1) - quads[:, :, 1].min(axis=1)
+    gap = 0.5 * float(np.median(heights))
+    by_y = np.argsort(centres[:, 1], kind="stable")
+    rows, top = [[by_y[0]]], centres[by_y[0], 1]
+    for i in by_y[1:]:
+        if centres[i, 1] - top > gap:
+            rows.append([])
+            top = centres[i, 1]
+        rows[-1].append(i)
+    return np.array([i for row in rows for i in sorted(row, key=lambda j: centres[j, 0])])
+
+
+def _given(shots: list[_Shot], cards: list[str]) -> list[list[tuple[str, float, bool]]]:
+    """The cards as the user named them, checked against what the photos show."""
+    found = sum(len(shot.cuts) for shot in shots)
+    if len(cards) != found:
+        where = ", ".join(f"{shot.photo}: {len(shot.cuts)}" for shot in shots)
+        raise DeckError(f"--cards names {len(cards)} cards, the photos show {found} ({where})")
+    wrong = [card for card in cards if card not in (*STANDARD, BACK)]
+    if wrong:
+        raise DeckError(f"--cards: {wrong[0]!r} is not a card id (e.g. 7H, 10S, QD, JK, BACK)")
+    named, start = [], 0
+    for shot in shots:
+        mine = cards[start:start + len(shot.cuts)]
+        start += len(mine)
+        twice = [c for c in dict.fromkeys(mine) if c != BACK and mine.count(c) > 1]
+        if twice:
+            raise DeckError(f"--cards: {twice[0]} is named twice in {shot.photo}; a deck "
+                            "holds each card once")
+        named.append([(card, 1.0, False) for card in mine])
+    return named
+
+
+def _assign(shots: list[_Shot], classes: Sequence[str]) -> list[list[tuple[str, float, bool]]]:
+    """Name every face in the photos at once: the assignment of the standard deck's cards
+    to the faces, each card at most once, that is likeliest under the general classifier
+    (its probabilities among the faces); what it reads as a back is a back."""
+    from scipy.optimize import linear_sum_assignment
+
+    columns = [list(classes).index(c) for c in STANDARD]
+    rows = [(s, i) for s, shot in enumerate(shots) for i in range(len(shot.cuts))]
+    p = np.array([shots[s].probabilities[i] for s, i in rows]).reshape(len(rows), -1)
+    back = p[:, list(classes).index(BACK)] > p[:, columns].sum(axis=1)
+    faces = np.nonzero(~back)[0]
+    if len(faces) > len(STANDARD):
+        raise DeckError(f"the photos show {len(faces)} faces; a deck has {len(STANDARD)}: "
+                        "give each card once, or name them with --cards")
+    among = p[np.ix_(faces, columns)]
+    among = among / np.maximum(among.sum(axis=1, keepdims=True), 1e-12)
+    chosen = dict(zip(faces, linear_sum_assignment(-np.log(np.maximum(among, 1e-12)))[1],
+                      strict=True))
+    named: list[list[tuple[str, float, bool]]] = [[] for _ in shots]
+    for k, (s, _) in enumerate(rows):
+        if back[k]:
+            named[s].append((BACK, float(p[k, list(classes).index(BACK)]), False))
+            continue
+        j = chosen[k]
+        confidence = float(among[faces.tolist().index(k), j])
+        best = int(among[faces.tolist().index(k)].argmax())
+        named[s].append((STANDARD[j], confidence, confidence < FACE_THRESHOLD or best != j))
+    return named
+
+
+class DeckCheck:
+    """Whether the registered deck is the one on the table. The general recogniser names a
+    face only when sure (fewer than 1 in 1000 wrong), so each face it names tests the deck:
+    the deck reads it alike, or the deck is another (a card it does not hold, art unlike
+    its own). In use while at most MAX_DISAGREE of the last WINDOW such faces disagree;
+    with none seen yet, it is."""
+
+    WINDOW = 40
+    MAX_DISAGREE = 0.1
+
+    def __init__(self) -> None:
+        self._agree: deque[bool] = deque(maxlen=self.WINDOW)
+
+    def update(self, agreements: Sequence[bool]) -> None:
+        self._agree.extend(agreements)
+
+    @property
+    def on(self) -> bool:
+        return self._agree.count(False) <= self.MAX_DISAGREE * len(self._agree)
+
+    @property
+    def share(self) -> float | None:
+        """The share of the faces named of late that the deck reads alike (None: none)."""
+        return self._agree.count(True) / len(self._agree) if self._agree else None
