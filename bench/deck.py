@@ -73,7 +73,9 @@ def read_scenes(recognizer: Recognizer, design: str, scenes: int, seed: int,
                 tally: dict[str, Counter]) -> None:
     """Read `scenes` table scenes of `design` and count, by kind of card, what was named."""
     for k in range(scenes):
-        result = render(random_scene(np.random.default_rng(seed * 1000 + k), designs=[design]))
+        scene = random_scene(np.random.default_rng(seed * 1000 + k), designs=[design])
+        scene.back_variant = 0  # one physical deck: the back registered (deck_scene's)
+        result = render(scene)
         obs = recognizer.observe(result.image, np.linalg.inv(result.homography))
         index = [i for i, c in enumerate(result.cards) if c.visible > 0]
         labels = np.float32([result.cards[i].quad for i in index]).reshape(-1, 4, 2)

@@ -182,10 +182,11 @@ def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits()
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         loop = asyncio.get_running_loop()
 
-        def publish(tracker: Any, camera: str, game: int) -> None:  # from the feed's thread
+        def publish(tracker: Any, camera: str, game: int,  # from the feed's thread
+                    deck: dict | None = None) -> None:
             asyncio.run_coroutine_threadsafe(
                 locked(session.mirror, list(tracker.events), camera,
-                       tracker.open_choices(), game), loop).result(30)
+                       tracker.open_choices(), game, deck), loop).result(30)
 
         camera = feed(publish) if feed else None
         app.state.feed = camera

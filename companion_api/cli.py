@@ -62,8 +62,15 @@ def _run(args: argparse.Namespace) -> int:
                        f"{MAX_DEMO_PACE:g} (1 is real time)")
     if args.demo and args.source is not None:
         raise LogError("--demo: the demo plays its own recording; give --demo or --source")
+    from vision.deck import DeckError
+
+    try:  # the demo's recording shows a deck of its own: a registered one only if named
+        deck = (None if args.source is None and not (args.demo and args.deck)
+                else _chosen_deck(args))
+    except DeckError as error:
+        raise LogError(str(error)) from None
     options = {"host": args.host, "port": args.port, "qr": not args.no_qr,
-               "source": args.source}
+               "source": args.source, "deck": deck}
     try:
         if args.demo:  # the demo's games are shown, not kept: a folder of their own
             with tempfile.TemporaryDirectory(prefix="hearthtop-demo-") as data:
@@ -78,14 +85,18 @@ def _run(args: argparse.Namespace) -> int:
 def _track(args: argparse.Namespace) -> int:
     from calibration import LayoutError, load_layout
     from vision.classify import ModelError
+    from vision.deck import DeckError
 
     from .track import TrackError, track
 
     try:
         layout = load_layout(args.layout) if args.layout else None
-        result = track(Path(args.recording), Path(args.phone), layout)
-    except (TrackError, LayoutError, ModelError) as error:
+        deck = _chosen_deck(args)
+        result = track(Path(args.recording), Path(args.phone), layout, deck)
+    except (TrackError, LayoutError, ModelError, DeckError) as error:
         raise LogError(str(error)) from None
+    if deck is not None:
+        print(f"hearthtop-companion: {_deck_note(deck, result.deck_in_use)}", file=sys.stderr)
     tracker = result.tracker
     if tracker.game.table is None:
         raise LogError(f"{args.phone}: the phone never started a game (no new_game)")
@@ -98,6 +109,8 @@ def _track(args: argparse.Namespace) -> int:
                      for option in choice.options]}
         for choice in tracker.choices]
     state["frames"], state["unexplained"] = result.frames, tracker.unexplained
+    if deck is not None:
+        state["registered_deck"] = {"name": deck.name, "in_use": result.deck_in_use}
     print(json.dumps(state, indent=2) if args.json else tracker.game)
     return 0
 
@@ -133,13 +146,15 @@ def _recognize(args: argparse.Namespace) -> int:
 
     from calibration import CalibrationError, LayoutError, TableCalibration, load_layout
     from vision.classify import ModelError
+    from vision.deck import DeckError
     from vision.detect import PHOTO_ZOOMS
     from vision.pipeline import Recognizer
 
     try:
         layout = load_layout(args.layout) if args.layout else None
-        recognizer = Recognizer()
-    except (LayoutError, ModelError) as error:
+        deck = _chosen_deck(args)
+        recognizer = Recognizer(deck=deck)
+    except (LayoutError, ModelError, DeckError) as error:
         raise LogError(str(error)) from None
     failed = False
     for path in args.images:
@@ -166,12 +181,127 @@ def _recognize(args: argparse.Namespace) -> int:
         if calibration is not None:
             centres = calibration.to_table(obs.quads.mean(axis=1))
             obs.zones[:] = [layout.zone_at(c) for c in centres]
+        if deck is not None:
+            print(f"hearthtop-companion: {path}: {_deck_note(deck, recognizer.deck_in_use)}",
+                  file=sys.stderr)
         cards = obs.to_json()
         if len(args.images) == 1:
             print(json.dumps(cards, indent=2) if args.json else _card_lines(cards))
         else:
             print(json.dumps({"image": path, "cards": cards}))
     return EXIT_USAGE if failed else 0
+
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+
+
+def _data_folder(args: argparse.Namespace) -> Path:
+    from .server import default_data_folder
+
+    return Path(args.data) if getattr(args, "data", None) else default_data_folder()
+
+
+def _chosen_deck(args: argparse.Namespace):  # -> vision.deck.Deck | None (lazy import)
+    """The deck `--deck` names, none with `--no-deck`, else the most recent one."""
+    from .decks import DeckStore
+
+    if args.no_deck:
+        return None
+    return DeckStore(_data_folder(args)).load(args.deck)
+
+
+def _deck_note(deck, in_use: bool) -> str:  # deck: vision.deck.Deck
+    return (f"read with deck {deck.name}" if in_use else
+            f"the cards do not look like deck {deck.name}: read by the general recogniser")
+
+
+def _photos(paths: Sequence[str]) -> list[tuple[str, object]]:
+    """Each photo given, a folder's images in name order: (name, BGR image)."""
+    import cv2
+    import numpy as np
+
+    files: list[Path] = []
+    for given in map(Path, paths):
+        if given.is_dir():
+            inside = sorted(p for p in given.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+            if not inside:
+                raise LogError(f"{given}: no images in the folder")
+            files += inside
+        elif given.is_file():
+            files.append(given)
+        else:
+            raise LogError(f"{given}: no such file or folder")
+    photos = []
+    for path in files:
+        try:
+            image = cv2.imdecode(np.fromfile(path, np.uint8), cv2.IMREAD_COLOR)
+        except (OSError, ValueError):
+            image = None
+        if image is None:
+            raise LogError(f"{path}: not an image that can be read")
+        photos.append((str(path), image))
+    return photos
+
+
+def _deck(args: argparse.Namespace) -> int:
+    from vision.deck import DeckError
+
+    from .decks import DeckStore
+
+    store = DeckStore(_data_folder(args))
+    try:
+        if args.deck_command == "add":
+            return _deck_add(args, store)
+        if args.deck_command == "remove":
+            store.remove(args.name)
+            print(f"removed deck {args.name}")
+            return 0
+        entries = store.entries()
+        for n, entry in enumerate(entries):
+            print(f"{entry.name:20} {entry.cards:2d} cards{', its back' if entry.backs else ''}"
+                  f", registered {entry.registered:%Y-%m-%d %H:%M} UTC"
+                  f"{'  (the default)' if n == 0 else ''}")
+        if not entries:
+            print("no deck registered: `hearthtop-companion deck add NAME PHOTO...`")
+        return 0
+    except DeckError as error:
+        raise LogError(str(error)) from None
+
+
+def _deck_add(args: argparse.Namespace, store) -> int:  # store: decks.DeckStore
+    import time
+
+    from vision.classify import ModelError
+    from vision.deck import register
+    from vision.pipeline import Recognizer
+
+    store.path(args.name)  # a bad name is refused before the photos are read
+    cards = None if args.cards is None else [c for c in args.cards.split(",") if c.strip()]
+    photos = _photos(args.photos)
+    started = time.perf_counter()
+    try:
+        registration = register(Recognizer(), args.name, photos, cards)
+    except ModelError as error:
+        raise LogError(str(error)) from None
+    path = store.add(registration.deck)
+    deck = registration.deck
+    print(f"registered deck {deck.name}: {len(deck.cards)} cards"
+          f"{' and its back' if len(deck.backs) else ''} from {len(photos)} photo"
+          f"{'s' if len(photos) > 1 else ''} in {time.perf_counter() - started:.1f} s "
+          f"({path})")
+    if cards is None:
+        unsure = [r for r in registration.readings if r.unsure]
+        for r in unsure:
+            print(f"  check: {r.photo} card {r.position} read as {r.card} "
+                  f"({r.confidence:.0%} sure)")
+        if registration.missing:
+            print(f"  not found in the photos (they will not be read): "
+                  f"{', '.join(registration.missing)}")
+        if unsure or registration.missing:
+            print("  to correct, run again naming every card in reading order (rows top to "
+                  "bottom, left to right; BACK for one face down):\n  --cards "
+                  + ",".join(r.card for r in registration.readings))
+    return 0
 
 
 def _card_lines(cards: list[dict]) -> str:
@@ -193,6 +323,12 @@ def build_parser() -> argparse.ArgumentParser:
     recognize.add_argument("images", nargs="+", help="image files")
     recognize.add_argument("--json", action="store_true", help="print JSON")
     recognize.add_argument("--layout", help="zone layout JSON (the table markers must show)")
+    recognize.add_argument("--deck", help="read the cards with this registered deck (default: "
+                                      "the most recent one; see `deck list`)")
+    recognize.add_argument("--no-deck", action="store_true",
+                     help="read with the general recogniser, no registered deck")
+    recognize.add_argument("--data", help="the data folder the decks are in (default: "
+                                          "~/.local/share/hearthtop-companion)")
     recognize.set_defaults(handler=_recognize)
     run = commands.add_parser(
         "run", help="run the companion server: the phone keeps the score; --demo plays the "
@@ -214,6 +350,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the demo's speed: 1 is real time (default), 2 twice as fast; "
                           "frames the machine cannot read in time are dropped")
     run.add_argument("--no-qr", action="store_true", help="print no QR code")
+    run.add_argument("--deck", help="read the cards with this registered deck (default: "
+                                      "the most recent one; see `deck list`)")
+    run.add_argument("--no-deck", action="store_true",
+                     help="read with the general recogniser, no registered deck")
     run.set_defaults(handler=_run)
     tracked = commands.add_parser(
         "track", help="run the camera pipeline over a recording and print the game's state")
@@ -223,6 +363,12 @@ def build_parser() -> argparse.ArgumentParser:
     tracked.add_argument("--layout", help="zone layout JSON (default: the bundled one)")
     tracked.add_argument("--json", action="store_true", help="print the state as JSON")
     tracked.add_argument("--events", help="write the recovered event log here")
+    tracked.add_argument("--deck", help="read the cards with this registered deck (default: "
+                                      "the most recent one; see `deck list`)")
+    tracked.add_argument("--no-deck", action="store_true",
+                     help="read with the general recogniser, no registered deck")
+    tracked.add_argument("--data", help="the data folder the decks are in (default: "
+                                        "~/.local/share/hearthtop-companion)")
     tracked.set_defaults(handler=_track)
     simulate = commands.add_parser(
         "simulate", help="render an event log as the table video a webcam above would record")
@@ -240,6 +386,25 @@ def build_parser() -> argparse.ArgumentParser:
                           help="camera faults: random:K, or KIND@SECONDS+DURATION,... with kinds "
                                "dropout freeze black bump occlude light resize")
     simulate.set_defaults(handler=_simulate)
+    decks = commands.add_parser(
+        "deck", help="register the players' own deck from photos, so that its cards are read "
+                     "near-perfectly; list or remove registered decks")
+    deck_commands = decks.add_subparsers(dest="deck_command", required=True)
+    add = deck_commands.add_parser(
+        "add", help="register a deck from photos of its cards laid out apart, face up (and "
+                    "its back face down), on a plain table, taken from above")
+    add.add_argument("name", help="the deck's name (letters, digits, - _ .)")
+    add.add_argument("photos", nargs="+", help="photos, or folders of them")
+    add.add_argument("--cards", help="what the cards are, in reading order over the photos "
+                                     "(rows top to bottom, left to right): 7H,10S,QD,JK,BACK,"
+                                     "...; without it they are read, each card once")
+    listed = deck_commands.add_parser("list", help="the registered decks, the default first")
+    removed = deck_commands.add_parser("remove", help="forget a registered deck")
+    removed.add_argument("name")
+    for command in (add, listed, removed):
+        command.add_argument("--data", help="the data folder (default: "
+                                            "~/.local/share/hearthtop-companion)")
+    decks.set_defaults(handler=_deck)
     markers = commands.add_parser(
         "print-markers", help="write the printable A4 sheet of table markers (.pdf or .png)")
     markers.add_argument("out", help="output file; its extension (.pdf or .png) picks the format")

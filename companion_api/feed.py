@@ -7,7 +7,9 @@ inputs that came with it), runs the recogniser, the stabilizer and the live trac
 session, which keeps the log on disk and pushes the state. The phone's inputs (new game,
 end of turn, concession) go to the tracker at the frame they arrive. It also keeps the
 latest frame, annotated with the cards read, for `/stream.mjpg`, and says how the camera is
-doing (`ok`, `lost`, `moved`) in the state's `camera`.
+doing (`ok`, `lost`, `moved`) in the state's `camera`, and whether the players' registered
+deck reads the cards (`registered_deck`: its name, and false for `in_use` while the table
+shows another deck).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -30,13 +33,16 @@ from tracker.live import LiveTracker
 
 from .track import TableReader, TrackError, frames_of, read_phone
 
+if TYPE_CHECKING:
+    from vision.deck import Deck
+
 LOST_AFTER_S = 2.0  # no frame for this long: the camera is lost
 RETRY_S = 1.0  # between attempts to open a lost camera again
 STREAM_FPS = 8.0  # the annotated stream is for people: a few frames a second
 REST_S = 8.0  # on a looped recording's last frame (at real time), before it starts again
 DEFAULT_FPS = 15.0  # a recording that does not say its own (simulate's default)
 
-Publish = Callable[[LiveTracker, str, int], None]
+Publish = Callable[[LiveTracker, str, int, "dict | None"], None]
 
 
 @dataclass(frozen=True)
@@ -92,15 +98,19 @@ def _open(source: str) -> cv2.VideoCapture:
 
 class CameraFeed:
     def __init__(self, source: str | Recording, publish: Publish, *,
-                 layout: Layout | None = None, speed: float = 1.0, loop: bool = False) -> None:
+                 layout: Layout | None = None, speed: float = 1.0, loop: bool = False,
+                 deck: Deck | None = None) -> None:
         """`source`: a camera index or stream URL, or a recording, played at its frame rate
         times `speed` (frames whose time has passed are dropped, so the game is never
         behind by more than a frame), its phone inputs applied at their frames as if a
         phone had sent them, from the start again after the end when `loop`.
-        `publish(tracker, camera_status, game)` is called from the feed's thread after a
-        change; it reads the tracker's log and open choices there and then; `game` counts
-        the new games started, so that one with the same heroes is still a new one."""
-        self.source, self.publish = source, publish
+        `publish(tracker, camera_status, game, deck)` is called from the feed's thread
+        after a change; it reads the tracker's log and open choices there and then; `game`
+        counts the new games started, so that one with the same heroes is still a new one;
+        `deck` is the registered deck's name and whether it reads the cards (None: no
+        deck)."""
+        self.source, self.publish, self.deck = source, publish, deck
+        self.deck_in_use = deck is not None
         self.layout = layout or default_layout()
         self.speed, self.loop = speed, loop
         self.tracker = LiveTracker()
@@ -135,7 +145,8 @@ class CameraFeed:
     # --- the loop ----------------------------------------------------------------------------
     def _run(self) -> None:
         while not self._stop.is_set():
-            reader = TableReader(self.tracker, self.layout)  # the models load in this thread
+            # the models load in this thread
+            reader = TableReader(self.tracker, self.layout, self.deck)
             if not isinstance(self.source, Recording):
                 self._watch(reader, self.source)
             elif not self._play(reader, self.source) or not self.loop:
@@ -198,6 +209,8 @@ class CameraFeed:
                 print(f"hearthtop-companion: warning: frame {index} skipped "
                       f"({type(error).__name__}: {error})", file=sys.stderr)
             status = reader.status
+            changed |= reader.recognizer.deck_in_use != self.deck_in_use and self.deck is not None
+            self.deck_in_use = reader.recognizer.deck_in_use
             self.frame += 1
             now = time.monotonic()
             if now - self._shown >= 1.0 / STREAM_FPS:
@@ -228,7 +241,9 @@ class CameraFeed:
 
     def _publish(self) -> None:
         try:
-            self.publish(self.tracker, self.status, self.games)
+            deck = None if self.deck is None else {"name": self.deck.name,
+                                                   "in_use": self.deck_in_use}
+            self.publish(self.tracker, self.status, self.games, deck)
         except Exception as error:  # the server is stopping, or refused: the next change
             print(f"hearthtop-companion: warning: the state was not updated "
                   f"({type(error).__name__}: {error})", file=sys.stderr)

@@ -9,10 +9,14 @@ import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import uvicorn
 
 from calibration import Layout
+
+if TYPE_CHECKING:
+    from vision.deck import Deck
 
 from .app import create_app
 from .store import DataFolder
@@ -83,7 +87,7 @@ def welcome(url: str, token: str, data: Path, *, qr: bool, demo: bool,
 
 
 def live_source(source: str, *, demo: bool = False, speed: float = 1.0,
-                layout: Layout | None = None) -> Callable:
+                layout: Layout | None = None, deck: Deck | None = None) -> Callable:
     """What makes the camera feed: a camera index or stream URL, or a recording (a video
     file or a folder of frames, with the phone inputs that came with it) played at its
     frame rate times `speed`; the demo's again and again. ServerError when a recording's
@@ -99,20 +103,21 @@ def live_source(source: str, *, demo: bool = False, speed: float = 1.0,
             raise ServerError(str(error)) from None
 
     def feed(publish: Callable) -> CameraFeed:
-        return CameraFeed(live, publish, layout=layout, speed=speed, loop=demo)
+        return CameraFeed(live, publish, layout=layout, speed=speed, loop=demo, deck=deck)
     return feed
 
 
 def serve(*, host: str, port: int, data: Path, qr: bool = True, source: str | None = None,
-          demo: bool = False, speed: float = 1.0, layout: Layout | None = None) -> None:
+          demo: bool = False, speed: float = 1.0, layout: Layout | None = None,
+          deck: Deck | None = None) -> None:
     """Run the server until Ctrl-C; with a source (the demo: the bundled recording), the
-    camera keeps the game."""
+    camera keeps the game, reading the cards with `deck` (`vision.deck`) if one is given."""
     if demo and not DEMO_RECORDING.is_file():
         raise ServerError(f"{DEMO_RECORDING}: the demo recording is not installed; "
                           "reinstall the package")
     source = str(DEMO_RECORDING) if demo else source
     feed = None if source is None else live_source(source, demo=demo, speed=speed,
-                                                   layout=layout)
+                                                   layout=layout, deck=deck)
     folder = DataFolder(data)
     app = create_app(folder, feed=feed)
     sock = _bind(host, port)

@@ -59,6 +59,7 @@ class Session:
         self.questions: dict[int, Question] = {}
         self.version = 0
         self.camera: str | None = None  # with a live source: ok, lost, frozen, covered, moved
+        self.deck: dict | None = None  # the registered deck: {name, in_use}, or None
         self.mirrored: int | None = None  # which of the live source's games is mirrored
         self.resumed_torn = False
         self._next_question = 1
@@ -90,6 +91,8 @@ class Session:
         state = self.game.state().model_dump(mode="json")
         if self.camera is not None:
             state["camera"] = self.camera
+        if self.deck is not None:
+            state["registered_deck"] = self.deck
         state.update(version=self.version, game=self.game_id, events=len(self.game.events),
                      recent=self.recent[-RECENT:],
                      pending=self.pending())
@@ -154,18 +157,20 @@ class Session:
         return event
 
     def mirror(self, events: list[Event], camera: str | None = None,
-               choices: list | None = None, game: int | None = None) -> None:
+               choices: list | None = None, game: int | None = None,
+               deck: dict | None = None) -> None:
         """Make the log `events` (the live tracker's): what both share is kept, what the
         tracker took back is undone, what it added is added. A log that starts another
         game starts a new one, and so does a new `game` number from the source: a new game
         with the same heroes begins with the same event, and undoing the last game down to
-        it would overwrite that game's log. The tracker's open choices are the questions."""
+        it would overwrite that game's log. The tracker's open choices are the questions;
+        `deck`, the registered deck's name and whether it reads the cards, is shown."""
         questions = {c.id: Question(id=c.id, prompt="The camera could not tell which "
                                     "happened; the first is in the score now:",
                                     options=[{"label": label[:200]} for label in c.labels])
                      for c in choices or []}
-        if camera != self.camera or questions != self.questions:
-            self.camera, self.questions = camera, questions
+        if camera != self.camera or questions != self.questions or deck != self.deck:
+            self.camera, self.questions, self.deck = camera, questions, deck
             self._changed()
         if not events:
             return

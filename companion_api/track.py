@@ -24,6 +24,7 @@ from tracker.events import Event, LogError, NewGame, parse_event
 from tracker.heroes import HeroError, get_hero
 from tracker.live import PHONE_EVENTS, LiveTracker
 from tracker.stabilize import HERO, Sighting, Stabilizer
+from vision.deck import Deck
 from vision.hero import find_hero_card
 from vision.motion import MIN_CELLS, MotionMask
 from vision.observation import SIDEWAYS, Observation
@@ -110,6 +111,7 @@ class TrackResult:
     tracker: LiveTracker
     frames: int
     unread: int  # frames that could not be read, or had no calibration
+    deck_in_use: bool  # a registered deck read the cards at the end (not: another deck)
 
 
 class TableReader:
@@ -118,11 +120,13 @@ class TableReader:
     it. `status` is how the last frame looked (ok, moved, lost); `seen` its cards (None
     with no calibration)."""
 
-    def __init__(self, tracker: LiveTracker, layout: Layout | None = None) -> None:
+    def __init__(self, tracker: LiveTracker, layout: Layout | None = None,
+                 deck: Deck | None = None) -> None:
+        """`deck`: the players' registered deck (`vision.deck`), None for none."""
         from vision.pipeline import Recognizer  # loads the models
 
         self.tracker, self.layout = tracker, layout or default_layout()
-        self.recognizer = Recognizer(video=True)
+        self.recognizer = Recognizer(video=True, deck=deck)
         self.calibrations = CalibrationTracker(tuple(self.layout.table_mm))
         self.stabilizer = Stabilizer()
         self.motion = MotionMask()
@@ -226,10 +230,11 @@ def _hero_card(frame: np.ndarray, calibration: TableCalibration, zone: str,
                     tilted=card.tilted)
 
 
-def track(source: Path, phone: Path, layout: Layout | None = None) -> TrackResult:
+def track(source: Path, phone: Path, layout: Layout | None = None,
+          deck: Deck | None = None) -> TrackResult:
     """Run the whole path over a recording; the live tracker holds the game."""
     inputs = read_phone(phone)
-    reader = TableReader(LiveTracker(), layout)
+    reader = TableReader(LiveTracker(), layout, deck)
     frames = unread = 0
     for index, frame in frames_of(source):
         frames += 1
@@ -244,4 +249,4 @@ def track(source: Path, phone: Path, layout: Layout | None = None) -> TrackResul
     for frame_inputs in inputs.values():  # inputs after the last frame
         for event in frame_inputs:
             reader.tracker.phone(event)
-    return TrackResult(reader.tracker, frames, unread)
+    return TrackResult(reader.tracker, frames, unread, reader.recognizer.deck_in_use)

@@ -67,6 +67,13 @@ class Table:
         return sum(self.game.table.ledger().values())
 
 
+@pytest.fixture(autouse=True)
+def _own_data_folder(tmp_path_factory, monkeypatch) -> None:
+    """The default data folder (registered decks, games) is the test's own, never the
+    user's: a deck registered on this machine must not change what a test reads."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg")))
+
+
 def ok(codes: list[str]) -> None:
     """A legal event raises no alert at all."""
     assert codes == []

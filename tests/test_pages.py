@@ -581,3 +581,39 @@ def write_docs_png(source: Path, target: Path, *, width: int, backdrop: bool = F
     assert ok
     target.write_bytes(data.tobytes())
     assert target.stat().st_size < 300_000, f"{target} is {target.stat().st_size} bytes"
+
+
+def test_the_phone_says_which_registered_deck_the_camera_reads(browser, tmp_path):
+    """The demo recording read with its own deck registered (its design, bellot, laid out
+    once): the state and the phone say the camera reads it."""
+    from live_server import ProcessServer
+
+    from companion_api.cli import main
+    from vision.synth.layout import deck_scene
+    from vision.synth.render import render
+
+    scene, cards = deck_scene(np.random.default_rng(0), "bellot")
+    photo = tmp_path / "layout.png"
+    cv2.imwrite(str(photo), render(scene).image)
+    data = tmp_path / "data"
+    assert main(["deck", "add", "home", str(photo), "--cards", ",".join(cards),
+                 "--data", str(data)]) == 0
+    server = ProcessServer(data, "--demo", "--demo-pace", "4", "--deck", "home")
+    live = server.start()
+    try:
+        deadline = time.monotonic() + 40
+        while (state := httpx.get(live.url + "/api/state").json()).get(
+                "registered_deck") is None:
+            assert time.monotonic() < deadline, "the state never named the deck"
+            time.sleep(0.5)
+        assert state["registered_deck"] == {"name": "home", "in_use": True}
+        page = browser.new_context(**PHONE).new_page()
+        page.goto(live.url + "/")
+        line = page.get_by_test_id("camera-deck")
+        line.wait_for(state="visible", timeout=SHORT)
+        assert line.inner_text() == "Camera reads your deck “home”"
+        shot(page, "phone_deck")
+        page.context.close()
+    finally:
+        output = server.stop()
+    assert "Traceback" not in output

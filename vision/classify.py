@@ -28,7 +28,7 @@ import numpy as np
 
 from cards import BACK, DECK, JOKER, RANKS, SUITS
 
-from .deck import BACK_THRESHOLD, COVERED_FACE_THRESHOLD, FACE_THRESHOLD, OF_THE_DECK, Deck
+from .deck import BACK_THRESHOLD, COVERED_FACE_THRESHOLD, FACE_THRESHOLD, SHOWS_ITS_ART, Deck
 from .rectify import portrait_orders, rectify
 from .runtime import ModelError, load_model
 
@@ -235,7 +235,7 @@ class CardClassifier:
             probabilities /= probabilities.sum(axis=1, keepdims=True)
         if deck is not None and n:
             probabilities = deck[0].weigh(probabilities, deck[1], self.classes)
-            deck_back = deck[1][:, self.classes.index(BACK)] >= OF_THE_DECK
+            deck_back = deck[1][:, self.classes.index(BACK)] >= SHOWS_ITS_ART
         found = []
         score = np.ones(n) if score is None else np.asarray(score)
         sharp = np.zeros(n, bool) if sharpness is None else (
@@ -253,7 +253,7 @@ class CardClassifier:
                         else self.covered_threshold)
                 if deck is not None and kind != BACK:
                     sure = (FACE_THRESHOLD if in_view
-                            else COVERED_FACE_THRESHOLD if deck[1][k, best] >= OF_THE_DECK
+                            else COVERED_FACE_THRESHOLD if deck[1][k, best] >= SHOWS_ITS_ART
                             else np.inf)
                 elif deck is not None and len(deck[0].backs):
                     sure = BACK_THRESHOLD if deck_back[k] else sure

@@ -17,7 +17,7 @@ import numpy as np
 
 from .classify import MODEL as CLASSIFIER
 from .classify import NO_CARD, CardClassifier, Prediction
-from .deck import STANDARD, Deck, DeckCheck, templates
+from .deck import Deck, DeckCheck, templates
 from .detect import MODEL as DETECTOR
 from .detect import PILE_MODEL, CardDetector, orientations
 from .memory import CardMemory, StillFrames, thumbnails
@@ -116,13 +116,14 @@ class Recognizer:
                       general: list[Prediction]) -> list[Prediction]:
         """The registered deck's names for the cards (`decide` with each card's likeness to
         its templates), or the general recogniser's where the table shows another deck:
-        the faces the general recogniser names are the check (`DeckCheck`)."""
+        the faces the general recogniser names are the check (`Deck.agrees`, `DeckCheck`)."""
         likeness = self.deck.likeness(
             templates(self.classifier.rectify_quads(frame, outlines)), self.classifier.classes)
-        ours = self.classifier.decide(*opinions, (self.deck, likeness))
-        self.deck_check.update([mine.best == theirs.card for mine, theirs
-                                in zip(ours, general, strict=True) if theirs.card in STANDARD])
-        return ours if self.deck_check.on else general
+        self.deck_check.update(self.deck.agrees([p.card for p in general], likeness,
+                                                self.classifier.classes))
+        if not self.deck_check.on:
+            return general
+        return self.classifier.decide(*opinions, (self.deck, likeness))
 
     def _fine_look(self, frame: np.ndarray, outlines: np.ndarray,
                    look: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:

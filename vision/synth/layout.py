@@ -413,11 +413,13 @@ def random_scene(rng: np.random.Generator, *, designs: Sequence[str] | None = No
 
 
 def deck_scene(rng: np.random.Generator, design: str, *, image_size: tuple[int, int] = (1920, 1080),
-               backs: int = 2, columns: int = 11) -> tuple[Scene, list[str]]:
+               backs: int = 2, columns: int = 11, back_variant: int = 0,
+               ) -> tuple[Scene, list[str]]:
     """The photo a group takes to register its deck (`vision.deck`): every card of a standard
     deck face up, then `backs` face down, laid in rows of `columns` a little apart, either
     way up, seen from above by a webcam in some light; and the cards in reading order (the
-    joker where the design has one)."""
+    joker where the design has one). `back_variant`: which of the design's backs the deck
+    has."""
     jokers = [JOKER] if cardart.variants(design, JOKER) else []
     cards = [*DECK, *jokers] + [BACK] * backs
     card = card_size_mm(design)
@@ -439,5 +441,5 @@ def deck_scene(rng: np.random.Generator, design: str, *, image_size: tuple[int, 
     surface_, surround = surface(rng, ())
     scene = Scene(design=design, cards=placed, table_size=table, table=surface_,
                   surround=surround, camera=cam, photometric=_photometric(rng, cam, placed),
-                  back_variant=int(rng.integers(max(1, cardart.variants(design, BACK)))))
+                  back_variant=back_variant)
     return scene, cards

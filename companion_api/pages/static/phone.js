@@ -197,10 +197,23 @@ function render() {
     renderMiddle(state);
   }
   renderQuestions(state);
+  renderDeck(state);
   renderAlerts(state);
   renderRecent(state);
   renderActions();
   renderTargets();
+}
+
+// With a camera and a registered deck: whether the deck reads the cards, or the table
+// shows another deck and the general recogniser reads them
+function renderDeck(state) {
+  const line = $("camera-deck");
+  const deck = state.registered_deck;
+  line.hidden = !deck;
+  if (!deck) return;
+  line.textContent = deck.in_use ? `Camera reads your deck “${deck.name}”`
+    : `The cards on the table are not your deck “${deck.name}”: read without it`;
+  line.classList.toggle("warn", !deck.in_use);
 }
 
 function canWrite() {
