@@ -12,10 +12,11 @@ physical deck week after week. Registered, that deck is known two ways at once:
   must read the index alone: a blurred club that passes for a spade is still unlike the
   spade's template.
 
-The general recogniser keeps watch (`DeckCheck`): each face it names (it names only when
-sure) must be one the deck holds, and a court (whose art each design has of its own) must
-be like the deck's. When more than a few are not, the table shows another deck, and the
-caller falls back to the general recogniser and says so.
+The general recogniser keeps watch (`DeckCheck`): the deck reads the table once a court or a
+back the general recogniser named (it names only when sure) is like the deck's, their art
+being each design's own, and while no more than a few faces it names are cards the deck does
+not hold or courts unlike the deck's. Else the table shows another deck, and the caller falls
+back to the general recogniser and says so.
 
 Registration (`register`) cuts the cards out of photos of the deck laid face up (any number
 a photo) with the general recogniser's detector and refiner, names them from `--cards` in
@@ -57,7 +58,8 @@ COVERED_FACE_THRESHOLD = 0.97  # a face partly covered (the detector's `clear`)
 BACK_THRESHOLD = 0.9
 # A court the general recogniser named is this like its template in the deck on the table
 # (held-out designs 0.67–0.96, median 0.9; real photos median 0.8, 10 % under 0.5), and
-# less in another design's deck (0.23–0.49): the deck check's evidence (`Deck.agrees`)
+# less in another design's deck (0.23–0.49); so is a back in full view (a back in a pile,
+# less in any deck): the deck check's evidence (`Deck.agrees`)
 COURT_LIKENESS = 0.5
 COURTS = ("J", "Q", "K")
 STANDARD = (*DECK, JOKER)  # the cards of a deck registered without --cards: each once
@@ -110,19 +112,21 @@ class Deck:
         return deck
 
     def agrees(self, named: Sequence[str], likeness: np.ndarray,
-               classes: Sequence[str]) -> list[bool]:
-        """What the faces the general recogniser named (`named`, a name or UNKNOWN, BACK...
+               classes: Sequence[str]) -> list[bool | None]:
+        """What the cards the general recogniser named (`named`: a name, UNKNOWN or BACK
         each card) say of whether this deck is on the table: a card the deck does not hold
-        says no; a court (J, Q, K: the art a design has of its own) says yes when it is like
-        the deck's (COURT_LIKENESS), no when it is not. Number cards look alike in every
-        design, and say nothing."""
+        says another deck is (None); a court (J, Q, K: the art a design has of its own) says
+        yes when it is like the deck's (COURT_LIKENESS), no when it is not; a back says yes
+        when it is like the deck's, nothing when not (a back in a pile shows little of
+        itself). Number cards look alike in every design, and say nothing."""
         votes = []
+        back = list(classes).index(BACK)
         for k, card in enumerate(named):
-            if card not in STANDARD:
-                continue
-            if card not in self.cards:
-                votes.append(False)
-            elif card[:-1] in COURTS:
+            if card == BACK and len(self.backs) and likeness[k, back] >= COURT_LIKENESS:
+                votes.append(True)
+            elif card in STANDARD and card not in self.cards:
+                votes.append(None)
+            elif card in self.cards and card[:-1] in COURTS:
                 votes.append(bool(likeness[k, list(classes).index(card)] >= COURT_LIKENESS))
         return votes
 
@@ -365,25 +369,30 @@ def _assign(shots: list[_Shot], classes: Sequence[str]) -> list[list[tuple[str, 
 
 class DeckCheck:
     """Whether the registered deck is the one on the table. The general recogniser names a
-    face only when sure (fewer than 1 in 1000 wrong), so each face it names tests the deck
-    (`Deck.agrees`): a card the deck does not hold, or a court unlike the deck's, is
-    another deck's. In use while at most MAX_DISAGREE of the last WINDOW votes are no;
-    with none yet, it is."""
+    card only when sure (fewer than 1 in 1000 wrong), so each card it names may test the
+    deck (`Deck.agrees`): a court or a back like the deck's is its own, a court unlike the
+    deck's another's, and a card the deck does not hold settles it (as WINDOW votes no). In
+    use once one card has said yes, while at most MAX_DISAGREE of the last WINDOW votes are
+    no."""
 
     WINDOW = 12
     MAX_DISAGREE = 1 / 3
 
     def __init__(self) -> None:
-        self._agree: deque[bool] = deque(maxlen=self.WINDOW)
+        self._votes: deque[bool] = deque(maxlen=self.WINDOW)
+        self._seen_yes = False
 
-    def update(self, agreements: Sequence[bool]) -> None:
-        self._agree.extend(agreements)
+    def update(self, votes: Sequence[bool | None]) -> None:
+        for vote in votes:
+            self._votes.extend([False] * self.WINDOW if vote is None else [vote])
+        self._seen_yes |= any(votes)
 
     @property
     def on(self) -> bool:
-        return self._agree.count(False) <= self.MAX_DISAGREE * len(self._agree)
+        return self._seen_yes and self._votes.count(False) <= self.MAX_DISAGREE * len(
+            self._votes)
 
     @property
     def share(self) -> float | None:
         """The share of the late votes that say the deck is on the table (None: none)."""
-        return self._agree.count(True) / len(self._agree) if self._agree else None
+        return self._votes.count(True) / len(self._votes) if self._votes else None

@@ -33,8 +33,8 @@ class Recognizer:
         """`piles`: the detector's second look at piles (`vision.piles`), None for none;
         `video`: frames come from one camera in order, and still cards and piles keep what
         was found in them; otherwise every frame stands alone (photos). `deck`: the players'
-        registered deck (`vision.deck`), which reads the cards while the table shows it
-        (`deck_in_use`)."""
+        registered deck (`vision.deck`), which reads the cards while the frames show it
+        (`deck_in_use`: photos too are taken to show one table)."""
         self.detector = CardDetector(detector, threads=threads, piles=piles, video=video)
         self.refiner = CardRefiner(refiner, threads=threads)
         self.classifier = CardClassifier(classifier, threads=threads)
@@ -55,7 +55,6 @@ class Recognizer:
         `zooms`: see `CardDetector.detect` (`PHOTO_ZOOMS` for photos of any framing)."""
         self.looked = True
         if self.still is None:
-            self.deck_check = DeckCheck()  # a photo stands alone: its own faces say
             return self._look(frame, table_from_image, timestamp, zooms)
         cells = self.still.cells(frame)
         if self._last is not None and self._last[0] == zooms and self.still.same(cells):
