@@ -2,8 +2,9 @@
 
 Synthetic, for each held-out design (no model trained on it): the deck is registered from
 one rendered layout of it (`vision.synth.layout.deck_scene`: 52 faces, the joker where the
-design has one and two backs, 1920×1080), once with the cards named (`--cards`, timed) and
-once by the assignment (how many it names right, and how many wrong it flags as unsure).
+design has one and two backs, 1920×1080), once with the cards named (`--cards`, timed; the
+photo taken again if the cards found do not match the list, as a user would) and once by
+the assignment (how many it names right, and how many wrong it does not ask to check).
 Then table scenes of that design (`random_scene`, 1280×720, the table homography given) are
 read with the deck and without it: faces in full view (90 % or more showing), faces any part
 in view, and backs: named right, named wrong, and UNKNOWN. Last, each design's scenes are
@@ -38,7 +39,7 @@ from cards import BACK
 from models.designs import held_out_designs
 from models.evaluate import match_found
 from vision.classify import UNKNOWN
-from vision.deck import Deck, from_cuts, register
+from vision.deck import Deck, DeckError, Registration, from_cuts, register
 from vision.detect import PHOTO_ZOOMS
 from vision.geometry import iou_matrix
 from vision.pipeline import Recognizer
@@ -49,24 +50,42 @@ from vision.synth.render import render
 REAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "real_photos_dev"
 FULL_VIEW = 0.9
 KINDS = ("faces in full view", "faces, any part in view", "backs")
+RETAKES = 2  # a registration photo whose cards do not match the list is taken again
 
 
-def registered(design: str, seed: int) -> tuple[Deck, str]:
-    """The deck of `design` registered from one rendered layout, and a line of figures."""
-    scene, cards = deck_scene(np.random.default_rng(seed), design)
-    image = render(scene).image
+def registered(design: str, seed: int, back_variant: int = 0,
+               ) -> tuple[Registration, np.ndarray, list[str], float, int]:
+    """The deck of `design` registered from one rendered layout with its cards named, as
+    its players would: the photo taken again (another light, another lie) while the cards
+    found do not match the list, at most RETAKES times. The registration, the photo, its
+    cards, the seconds it took and the photos taken again."""
     recognizer = Recognizer()
-    started = time.perf_counter()
-    given = register(recognizer, design, [("layout", image)], cards)
-    seconds = time.perf_counter() - started
-    guessed = register(recognizer, design, [("layout", image)]).readings
+    for retake in range(RETAKES + 1):
+        scene, cards = deck_scene(np.random.default_rng([seed, 31, retake]), design,
+                                  back_variant=back_variant)
+        image = render(scene).image
+        started = time.perf_counter()
+        try:
+            registration = register(recognizer, design, [("layout", image)], cards)
+        except DeckError:
+            if retake == RETAKES:
+                raise
+            continue
+        return registration, image, cards, time.perf_counter() - started, retake
+    raise AssertionError("unreachable")
+
+
+def registration_line(design: str, seed: int) -> tuple[Deck, str]:
+    """`registered`, and a line of figures: with the cards named, and by the assignment."""
+    registration, image, cards, seconds, retakes = registered(design, seed)
+    guessed = register(Recognizer(), design, [("layout", image)]).readings
     right = sum(r.card == c for r, c in zip(guessed, cards, strict=False))
-    wrong_unflagged = sum(r.card != c and not r.unsure
-                          for r, c in zip(guessed, cards, strict=False))
-    line = (f"{design:28} registered {len(given.readings)} / {len(cards)} cards in "
-            f"{seconds:.1f} s; by assignment {right} right, "
-            f"{sum(r.unsure for r in guessed)} flagged unsure, {wrong_unflagged} wrong unflagged")
-    return given.deck, line
+    unflagged = sum(r.card != c and not r.unsure for r, c in zip(guessed, cards, strict=False))
+    line = (f"{design:28} registered {len(registration.readings)} cards in {seconds:.1f} s"
+            f"{f' ({retakes} photo taken again)' if retakes else ''}; by assignment "
+            f"{right} / {len(cards)} right, {sum(r.unsure for r in guessed)} to check, "
+            f"{unflagged} wrong not among them")
+    return registration.deck, line
 
 
 def read_scenes(recognizer: Recognizer, design: str, scenes: int, seed: int,
@@ -106,7 +125,7 @@ def table(name: str, tally: dict[str, Counter]) -> None:
 def synthetic(designs: list[str], scenes: int, seed: int) -> None:
     decks = {}
     for design in designs:
-        decks[design], line = registered(design, seed)
+        decks[design], line = registration_line(design, seed)
         print(line)
     general, with_deck, wrong_deck = ({kind: Counter() for kind in (*KINDS, "frames")}
                                       for _ in range(3))

@@ -11,7 +11,9 @@ camera, dropped frames), and read back frame by frame as `track` reads a recordi
 (calibration, recogniser, motion, stabilizer, live tracker; nothing read from the truth).
 It also measures the time each frame takes on this machine (one core, as `track` runs) and
 the delay from the table settling after an event to the state changing. A game takes
-minutes; `--work DIR` keeps each game's result there so that a run can be resumed.
+minutes; `--work DIR` keeps each game's result there so that a run can be resumed. With
+`--deck`, each game's deck is registered first as its players would (one photo of it laid
+out, `vision.deck`), and the recogniser reads with it.
 
 For each game (bot games that aim as people do, every hero at least twice):
 
@@ -24,7 +26,7 @@ For each game (bot games that aim as people do, every hero at least twice):
   code; and no illegal alert on a legal game.
 
     python bench/track.py [--games N] [--seed S]
-    python bench/track.py --camera video [--games 30] [--fps 15] [--work DIR]
+    python bench/track.py --camera video [--games 30] [--fps 15] [--work DIR] [--deck]
 """
 
 from __future__ import annotations
@@ -132,9 +134,19 @@ def score(truth: Game, tracker: LiveTracker) -> tuple[Score, list[tuple[int, int
                  [e.card for e in wrong], secret_suits=secrets), pairs
 
 
-def video_game(truth: Game, folder: Path, seed: int, fps: float
+def registered_deck(folder: Path, seed: int):  # -> vision.deck.Deck
+    """The deck a simulated game was played with, registered as its players would: one
+    photo of it laid out (another light and table; `bench/deck.py`'s `registered`)."""
+    from deck import registered
+
+    meta = json.loads((folder / "video" / "meta.json").read_text())
+    return registered(meta["design"], seed, meta["back_variant"])[0].deck
+
+
+def video_game(truth: Game, folder: Path, seed: int, fps: float, deck: bool = False,
                ) -> tuple[Score, LiveTracker]:
-    """Render the game, read it back through the real path, score it."""
+    """Render the game, read it back through the real path, score it; with `deck`, the
+    game's deck registered first (`registered_deck`)."""
     from companion_api.track import TableReader, frames_of, read_phone
     from vision.synth.game_video import simulate
 
@@ -142,7 +154,7 @@ def video_game(truth: Game, folder: Path, seed: int, fps: float
     dump_log(truth.events, folder / "game.jsonl")
     simulate(folder / "game.jsonl", folder / "video", seed=seed, fps=fps, progress=False)
     inputs = read_phone(folder / "video" / "phone.jsonl")
-    reader = TableReader(LiveTracker())
+    reader = TableReader(LiveTracker(), deck=registered_deck(folder, seed) if deck else None)
     applied: list[int] = []  # the frame at which each of the tracker's events was applied
     frame_ms: list[float] = []
     seen = []  # each frame's cards and moving zones, kept to study a game again offline
@@ -269,6 +281,12 @@ def main() -> None:
                              "if there, skipped if not: runs may share the games)")
     parser.add_argument("--fps", type=float, default=15.0, help="video frames a second")
     parser.add_argument("--work", type=Path, help="video: keep each game here, and resume")
+    parser.add_argument("--deck", action="store_true",
+                        help="video: each game's deck registered first, as its players would "
+                             "(one photo of it laid out)")
+    parser.add_argument("--stop", type=int,
+                        help="video: the game to stop before (with --first: a share of the "
+                             "games, for runs side by side)")
     parser.add_argument("--no-illegal", action="store_true",
                         help="leave out the illegal plays (a run sharing --work with another)")
     args = parser.parse_args()
@@ -291,9 +309,10 @@ def main() -> None:
         if done.exists():
             scores.append(Score(**json.loads(done.read_text())))
             continue
-        if number < args.first:
+        if number < args.first or (args.stop is not None and number >= args.stop):
             continue
-        scores.append(video_game(truth, done.parent, args.seed + number, args.fps)[0])
+        scores.append(video_game(truth, done.parent, args.seed + number, args.fps,
+                                 args.deck)[0])
         done.write_text(json.dumps(asdict(scores[-1])))
         print(f"game {number}: {heroes[0]} v {heroes[1]}, right {scores[-1].right}, "
               f"{scores[-1].matched}/{scores[-1].truth} events", flush=True)

@@ -272,7 +272,7 @@ def _deck_add(args: argparse.Namespace, store) -> int:  # store: decks.DeckStore
     import time
 
     from vision.classify import ModelError
-    from vision.deck import register
+    from vision.deck import DeckError, find_cards, name_cards
     from vision.pipeline import Recognizer
 
     store.path(args.name)  # a bad name is refused before the photos are read
@@ -280,9 +280,16 @@ def _deck_add(args: argparse.Namespace, store) -> int:  # store: decks.DeckStore
     photos = _photos(args.photos)
     started = time.perf_counter()
     try:
-        registration = register(Recognizer(), args.name, photos, cards)
+        recognizer = Recognizer()
+        shots = find_cards(recognizer, photos)
+        registration = name_cards(args.name, shots, recognizer.classifier.classes, cards)
     except ModelError as error:
         raise LogError(str(error)) from None
+    except DeckError as error:
+        if "the photos show" not in str(error):
+            raise
+        raise DeckError(f"{error}; the cards found are numbered in "
+                        f"{_numbered(photos, shots, args.name)}") from None
     path = store.add(registration.deck)
     deck = registration.deck
     print(f"registered deck {deck.name}: {len(deck.cards)} cards"
@@ -302,6 +309,27 @@ def _deck_add(args: argparse.Namespace, store) -> int:  # store: decks.DeckStore
                   "bottom, left to right; BACK for one face down):\n  --cards "
                   + ",".join(r.card for r in registration.readings))
     return 0
+
+
+def _numbered(photos: list, shots: list, name: str) -> str:
+    """Each registration photo with the cards found numbered in reading order, written to
+    the temporary folder (for a user whose --cards list does not match); their paths."""
+    import cv2
+    import numpy as np
+
+    folder = Path(tempfile.gettempdir())
+    written = []
+    for k, ((_, image), shot) in enumerate(zip(photos, shots, strict=True), 1):
+        picture = image.copy()
+        thick = max(2, image.shape[1] // 600)
+        for n, quad in enumerate(shot.quads, 1):
+            cv2.polylines(picture, [np.int32(quad)], True, (0, 200, 0), thick)
+            cv2.putText(picture, str(n), tuple(np.int32(quad.mean(axis=0))),
+                        cv2.FONT_HERSHEY_SIMPLEX, thick / 2, (0, 0, 255), thick)
+        path = folder / f"hearthtop-deck-{name}-{k}.jpg"
+        cv2.imwrite(str(path), picture)
+        written.append(str(path))
+    return ", ".join(written)
 
 
 def _card_lines(cards: list[dict]) -> str:

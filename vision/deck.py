@@ -40,6 +40,8 @@ import numpy as np
 
 from cards import BACK, DECK, JOKER
 
+from .rectify import portrait_orders
+
 if TYPE_CHECKING:
     from .pipeline import Recognizer
 
@@ -211,7 +213,7 @@ class Reading:
     position: int  # 1-based, in the photo's reading order (rows top to bottom, left to right)
     card: str  # a card id, JK or BACK
     confidence: float  # the general recogniser's probability of `card` (1 when given)
-    unsure: bool  # the user should check it: read below SURE_READ, or not its best guess
+    unsure: bool  # the user should check it: a back, read below SURE_READ, or not its best
 
 
 @dataclass(frozen=True)
@@ -226,30 +228,43 @@ class Registration:
 
 
 @dataclass(frozen=True)
-class _Shot:
-    """The cards found in one registration photo, in reading order."""
+class Shot:
+    """The cards found in one registration photo, in reading order (`find_cards`)."""
 
     photo: str
+    quads: np.ndarray  # (n, 4, 2) in the photo's pixels
     cuts: np.ndarray  # (n, H, W, 3) rectified at the classifier's input
     probabilities: np.ndarray  # (n, classes): the general classifier's, after its experts
 
 
 SURE_READ = 0.999  # a card the assignment names with less is for the user to check
 MIN_CARD_SCORE = 0.3  # a detection weaker than this in a registration photo is not a card
-APART_IOU = 0.1  # cards laid for registration overlap no more than this
+APART = 0.1  # the share of a card's area others laid for registration may cover
 SIZES = 1.5  # the cards of a registration photo are this much of the typical size, or less
 
 
 def register(recognizer: Recognizer, name: str, photos: Sequence[tuple[str, np.ndarray]],
              cards: Sequence[str] | None = None) -> Registration:
     """Register a deck from `photos` ((name, BGR image) each) of its cards laid out, face up
-    or down. `cards`: what they are, in reading order over all the photos (BACK for one
-    face down); without it each face is named by one assignment over all of them, each card
-    of a standard deck at most once, and backs by the general recogniser. A DeckError names
-    a photo with no cards, a list of the wrong length, a card id that does not exist, or a
-    card twice in one photo."""
-    shots = [_cards_in(recognizer, photo, image) for photo, image in photos]
-    classes = recognizer.classifier.classes
+    or down (`find_cards`, then `name_cards`)."""
+    return name_cards(name, find_cards(recognizer, photos), recognizer.classifier.classes,
+                      cards)
+
+
+def find_cards(recognizer: Recognizer, photos: Sequence[tuple[str, np.ndarray]]) -> list[Shot]:
+    """The cards in each registration photo ((name, BGR image) each), in reading order; a
+    DeckError names a photo with no cards."""
+    return [_cards_in(recognizer, photo, image) for photo, image in photos]
+
+
+def name_cards(name: str, shots: list[Shot], classes: Sequence[str],
+               cards: Sequence[str] | None = None) -> Registration:
+    """The deck `name` of the cards found (`find_cards`; `classes`: the order of the
+    probabilities' columns). `cards`: what they are, in reading order over all the photos
+    (BACK for one face down); without it each face is named by one assignment over all of
+    them, each card of a standard deck at most once, and backs by the general recogniser. A
+    DeckError names a list of the wrong length, a card id that does not exist, or a card
+    twice in one photo."""
     if cards is None:
         named = _assign(shots, classes)
     else:
@@ -273,50 +288,66 @@ def from_cuts(name: str, cuts: np.ndarray, cards: Sequence[str]) -> Deck:
                 both(cuts[~faces]))
 
 
-def _cards_in(recognizer: Recognizer, photo: str, image: np.ndarray) -> _Shot:
+def _cards_in(recognizer: Recognizer, photo: str, image: np.ndarray) -> Shot:
     """The cards the general recogniser finds in a registration photo, in reading order."""
     from .detect import PHOTO_ZOOMS
-    from .geometry import rotated_nms
 
     obs = recognizer.observe(image, zooms=PHOTO_ZOOMS)
     kinds = np.isin(obs.extra["best"].astype(str), [*STANDARD, BACK])
     obs = obs[kinds & (obs.extra["score"] >= MIN_CARD_SCORE)]
     if len(obs):
         # the cards lie apart, each of a size: a box on a card's pips is smaller, one
-        # across cards larger (the detector learnt piles), one across two overlaps a better
+        # across cards larger (the detector learnt piles), one across two overlaps better
+        # ones
         areas = np.array([abs(cv2.contourArea(q)) for q in obs.quads])
         typical = np.median(areas[obs.extra["score"] >= np.median(obs.extra["score"])])
         obs = obs[(areas > typical / SIZES) & (areas < typical * SIZES)]
-        obs = obs[rotated_nms(obs.quads, obs.extra["score"], APART_IOU)]
+        obs = obs[_apart(obs.quads, obs.extra["score"])]
     if not len(obs):
         raise DeckError(f"{photo}: no cards found; lay the cards flat on a plain table, "
                         "apart, and take the photo from above")
     quads = obs.quads[reading_order(obs.quads)]
     classifier = recognizer.classifier
-    return _Shot(photo, classifier.rectify_quads(image, quads),
+    return Shot(photo, quads, classifier.rectify_quads(image, quads),
                  classifier.weighed_probabilities(image, quads))
 
 
+def _apart(quads: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """Indices of the quads kept, best first: each overlaps those kept before it by less than
+    APART of its area in all."""
+    quads = np.float32(quads)
+    kept: list[int] = []
+    for i in np.argsort(-np.asarray(scores), kind="stable"):
+        area = abs(cv2.contourArea(quads[i]))
+        covered = sum(cv2.intersectConvexConvex(quads[i], quads[j])[0] for j in kept)
+        if covered < APART * area:
+            kept.append(int(i))
+    return np.array(kept, np.int64)
+
+
 def reading_order(quads: np.ndarray) -> np.ndarray:
-    """Indices of card quads (N, 4, 2) in reading order: rows top to bottom (a card whose
-    centre is more than half a card's height below the row's first starts a new row), each
-    left to right."""
+    """Indices of card quads (N, 4, 2) in reading order: rows top to bottom, each left to
+    right, along the rows as the cards lie (a photo taken a little turned slants them). A
+    card whose centre is more than half a card's height below its row's starts a new row."""
     if not len(quads):
         return np.zeros(0, np.int64)
-    centres = quads.mean(axis=1)
-    heights = quads[:, :, 1].max(axis=1) - quads[:, :, 1].min(axis=1)
-    gap = 0.5 * float(np.median(heights))
-    by_y = np.argsort(centres[:, 1], kind="stable")
-    rows, top = [[by_y[0]]], centres[by_y[0], 1]
-    for i in by_y[1:]:
-        if centres[i, 1] - top > gap:
+    edges = portrait_orders(quads)
+    sides = np.concatenate([edges[:, 1] - edges[:, 0], edges[:, 2] - edges[:, 1]])
+    angles = np.arctan2(sides[:, 1], sides[:, 0])
+    angles = (angles + np.pi / 2) % np.pi - np.pi / 2  # either way along a side
+    slant = float(np.median(angles[np.abs(angles) <= np.pi / 4]))  # the sides nearest across
+    turn = np.array([[np.cos(slant), np.sin(slant)], [-np.sin(slant), np.cos(slant)]])
+    centres = quads.mean(axis=1) @ turn.T  # rows run along x
+    height = float(np.median(np.linalg.norm(edges[:, 2] - edges[:, 1], axis=1)))
+    rows: list[list[int]] = []
+    for i in np.argsort(centres[:, 1], kind="stable"):
+        if not rows or centres[i, 1] - np.mean(centres[rows[-1], 1]) > height / 2:
             rows.append([])
-            top = centres[i, 1]
-        rows[-1].append(i)
+        rows[-1].append(int(i))
     return np.array([i for row in rows for i in sorted(row, key=lambda j: centres[j, 0])])
 
 
-def _given(shots: list[_Shot], cards: list[str]) -> list[list[tuple[str, float, bool]]]:
+def _given(shots: list[Shot], cards: list[str]) -> list[list[tuple[str, float, bool]]]:
     """The cards as the user named them, checked against what the photos show."""
     found = sum(len(shot.cuts) for shot in shots)
     if len(cards) != found:
@@ -337,7 +368,7 @@ def _given(shots: list[_Shot], cards: list[str]) -> list[list[tuple[str, float, 
     return named
 
 
-def _assign(shots: list[_Shot], classes: Sequence[str]) -> list[list[tuple[str, float, bool]]]:
+def _assign(shots: list[Shot], classes: Sequence[str]) -> list[list[tuple[str, float, bool]]]:
     """Name every face in the photos at once: the assignment of the standard deck's cards
     to the faces, each card at most once, that is likeliest under the general classifier
     (its probabilities among the faces); what it reads as a back is a back."""
@@ -358,7 +389,8 @@ def _assign(shots: list[_Shot], classes: Sequence[str]) -> list[list[tuple[str, 
     named: list[list[tuple[str, float, bool]]] = [[] for _ in shots]
     for k, (s, _) in enumerate(rows):
         if back[k]:
-            named[s].append((BACK, float(p[k, list(classes).index(BACK)]), False))
+            # a joker may pass for a back: the user checks each back (a deck lays few)
+            named[s].append((BACK, float(p[k, list(classes).index(BACK)]), True))
             continue
         j = chosen[k]
         confidence = float(among[faces.tolist().index(k), j])

@@ -277,7 +277,7 @@ def simulate(log: Path, out: Path, *, seed: int = 0, size: str | tuple[int, int]
         "seconds": round(stage.frame / fps, 3), "jpeg_quality": JPEG_QUALITY,
         "bump_frame": renderer.bump_frame,
         "dropped_frames": {"skipped": writer.skipped, "repeated": writer.repeated},
-        "heroes": heroes, "table": table.kind,
+        "heroes": heroes, "table": table.kind, "back_variant": scene.back_variant,
         "settled": settled,  # per event: the first and last frames of the still table after it
         "camera": _camera_json(camera), "camera_after_bump": _camera_json(knocked),
         "layout": layout.model_dump(mode="json", exclude_none=True),
