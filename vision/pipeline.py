@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from .classify import MODEL as CLASSIFIER
-from .classify import NO_CARD, CardClassifier, Prediction
+from .classify import NO_CARD, UNKNOWN, CardClassifier, Prediction
 from .deck import Deck, DeckCheck, templates
 from .detect import MODEL as DETECTOR
 from .detect import PILE_MODEL, CardDetector, orientations
@@ -114,15 +114,21 @@ class Recognizer:
     def _deck_decides(self, frame: np.ndarray, outlines: np.ndarray, opinions: tuple,
                       general: list[Prediction]) -> list[Prediction]:
         """The registered deck's names for the cards (`decide` with each card's likeness to
-        its templates), or the general recogniser's where the table shows another deck:
-        the faces the general recogniser names are the check (`Deck.agrees`, `DeckCheck`)."""
+        its templates) where it names them, else the general recogniser's, which also reads
+        every card while the table shows another deck: the cards the general recogniser
+        names are the check (`Deck.agrees`, `DeckCheck`)."""
         likeness = self.deck.likeness(
             templates(self.classifier.rectify_quads(frame, outlines)), self.classifier.classes)
         self.deck_check.update(self.deck.agrees([p.card for p in general], likeness,
                                                 self.classifier.classes))
         if not self.deck_check.on:
             return general
-        return self.classifier.decide(*opinions, (self.deck, likeness))
+        # what the deck does not name stays as the general recogniser read it: the tracker
+        # weighs an unnamed card's best guess by its confidence, which the deck's likeness
+        # would make surer than the guess is (a card under another, say)
+        ours = self.classifier.decide(*opinions, (self.deck, likeness))
+        return [mine if mine.card != UNKNOWN else theirs
+                for mine, theirs in zip(ours, general, strict=True)]
 
     def _fine_look(self, frame: np.ndarray, outlines: np.ndarray,
                    look: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
