@@ -222,3 +222,16 @@ def test_a_photo_with_no_cards_and_a_wrong_cards_list_are_one_line(layout, tmp_p
                  str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "--cards names 2 cards, the photos show 55" in err and err.count("\n") == 1
+    picture = err.split("numbered in ")[1].strip()
+    assert cv2.imread(picture).shape == cv2.imread(str(path)).shape
+
+
+def test_the_deck_names_a_covered_face_only_as_like_its_template(deck):
+    from vision.deck import BACK_THRESHOLD, FACE_THRESHOLD
+
+    assert deck.threshold("7H", True, 0.1, 0.9995) == FACE_THRESHOLD
+    assert deck.threshold("7H", False, 0.9, 1.01) == FACE_THRESHOLD
+    assert deck.threshold("7H", False, 0.3, 1.01) == np.inf  # what shows may be another card
+    assert deck.threshold(BACK, True, 0.9, 0.9995) == BACK_THRESHOLD
+    assert deck.threshold(BACK, True, 0.2, 0.9995) == 0.9995
+    assert deck.threshold(BACK, True, float("nan"), 0.9995) == 0.9995  # no back registered

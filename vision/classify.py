@@ -28,7 +28,7 @@ import numpy as np
 
 from cards import BACK, DECK, JOKER, RANKS, SUITS
 
-from .deck import BACK_THRESHOLD, COVERED_FACE_THRESHOLD, FACE_THRESHOLD, SHOWS_ITS_ART, Deck
+from .deck import Deck
 from .rectify import portrait_orders, rectify
 from .runtime import ModelError, load_model
 
@@ -235,7 +235,6 @@ class CardClassifier:
             probabilities /= probabilities.sum(axis=1, keepdims=True)
         if deck is not None and n:
             probabilities = deck[0].weigh(probabilities, deck[1], self.classes)
-            deck_back = deck[1][:, self.classes.index(BACK)] >= SHOWS_ITS_ART
         found = []
         score = np.ones(n) if score is None else np.asarray(score)
         sharp = np.zeros(n, bool) if sharpness is None else (
@@ -251,12 +250,8 @@ class CardClassifier:
                 sure = (self.back_threshold if kind == BACK
                         else self.face_threshold(kind, is_sharp) if in_view
                         else self.covered_threshold)
-                if deck is not None and kind != BACK:
-                    sure = (FACE_THRESHOLD if in_view
-                            else COVERED_FACE_THRESHOLD if deck[1][k, best] >= SHOWS_ITS_ART
-                            else np.inf)
-                elif deck is not None and len(deck[0].backs):
-                    sure = BACK_THRESHOLD if deck_back[k] else sure
+                if deck is not None:
+                    sure = deck[0].threshold(kind, in_view, float(deck[1][k, best]), sure)
                 card_there = detector_score >= (self.min_back_score if kind == BACK
                                                 else self.min_score)
                 card = kind if card_there and confidence >= sure else UNKNOWN
