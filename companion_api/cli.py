@@ -299,8 +299,7 @@ def _deck_add(args: argparse.Namespace, store) -> int:  # store: decks.DeckStore
     if cards is None:
         unsure = [r for r in registration.readings if r.unsure]
         for r in unsure:
-            print(f"  check: {r.photo} card {r.position} read as {r.card} "
-                  f"({r.confidence:.0%} sure)")
+            print(f"  check: {r.photo} card {r.position}: {r.card} ({r.check})")
         if registration.missing:
             print(f"  not found in the photos (they will not be read): "
                   f"{', '.join(registration.missing)}")

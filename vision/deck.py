@@ -223,7 +223,11 @@ class Reading:
     position: int  # 1-based, in the photo's reading order (rows top to bottom, left to right)
     card: str  # a card id, JK or BACK
     confidence: float  # the general recogniser's probability of `card` (1 when given)
-    unsure: bool  # the user should check it: a back, read below SURE_READ, or not its best
+    check: str = ""  # why the user should check it (a back, a reading under SURE_READ, ...)
+
+    @property
+    def unsure(self) -> bool:
+        return bool(self.check)
 
 
 @dataclass(frozen=True)
@@ -279,9 +283,9 @@ def name_cards(name: str, shots: list[Shot], classes: Sequence[str],
         named = _assign(shots, classes)
     else:
         named = _given(shots, [c.strip().upper() for c in cards])
-    readings = [Reading(shot.photo, position, card, confidence, unsure)
+    readings = [Reading(shot.photo, position, card, confidence, check)
                 for shot, shot_named in zip(shots, named, strict=True)
-                for position, (card, confidence, unsure) in enumerate(shot_named, 1)]
+                for position, (card, confidence, check) in enumerate(shot_named, 1)]
     cuts = np.concatenate([shot.cuts for shot in shots])
     return Registration(from_cuts(name, cuts, [r.card for r in readings]), readings)
 
@@ -357,7 +361,7 @@ def reading_order(quads: np.ndarray) -> np.ndarray:
     return np.array([i for row in rows for i in sorted(row, key=lambda j: centres[j, 0])])
 
 
-def _given(shots: list[Shot], cards: list[str]) -> list[list[tuple[str, float, bool]]]:
+def _given(shots: list[Shot], cards: list[str]) -> list[list[tuple[str, float, str]]]:
     """The cards as the user named them, checked against what the photos show."""
     found = sum(len(shot.cuts) for shot in shots)
     if len(cards) != found:
@@ -374,14 +378,15 @@ def _given(shots: list[Shot], cards: list[str]) -> list[list[tuple[str, float, b
         if twice:
             raise DeckError(f"--cards: {twice[0]} is named twice in {shot.photo}; a deck "
                             "holds each card once")
-        named.append([(card, 1.0, False) for card in mine])
+        named.append([(card, 1.0, "") for card in mine])
     return named
 
 
-def _assign(shots: list[Shot], classes: Sequence[str]) -> list[list[tuple[str, float, bool]]]:
+def _assign(shots: list[Shot], classes: Sequence[str]) -> list[list[tuple[str, float, str]]]:
     """Name every face in the photos at once: the assignment of the standard deck's cards
     to the faces, each card at most once, that is likeliest under the general classifier
-    (its probabilities among the faces); what it reads as a back is a back."""
+    (its probabilities among the faces); what it reads as a back is a back. Each with why
+    the user should check it, if they should."""
     from scipy.optimize import linear_sum_assignment
 
     columns = [list(classes).index(c) for c in STANDARD]
@@ -396,16 +401,16 @@ def _assign(shots: list[Shot], classes: Sequence[str]) -> list[list[tuple[str, f
     among = among / np.maximum(among.sum(axis=1, keepdims=True), 1e-12)
     chosen = dict(zip(faces, linear_sum_assignment(-np.log(np.maximum(among, 1e-12)))[1],
                       strict=True))
-    named: list[list[tuple[str, float, bool]]] = [[] for _ in shots]
+    named: list[list[tuple[str, float, str]]] = [[] for _ in shots]
     for k, (s, _) in enumerate(rows):
-        if back[k]:
-            # a joker may pass for a back: the user checks each back (a deck lays few)
-            named[s].append((BACK, float(p[k, list(classes).index(BACK)]), True))
+        if back[k]:  # a joker may pass for a back: the user checks each (a deck lays few)
+            named[s].append((BACK, float(p[k, list(classes).index(BACK)]), "a back"))
             continue
-        j = chosen[k]
-        confidence = float(among[faces.tolist().index(k), j])
-        best = int(among[faces.tolist().index(k)].argmax())
-        named[s].append((STANDARD[j], confidence, confidence < SURE_READ or best != j))
+        row = among[list(faces).index(k)]
+        j, best = chosen[k], int(row.argmax())
+        check = (f"read as {STANDARD[best]}, which another card is more like" if best != j
+                 else f"only {row[j]:.2%} sure" if row[j] < SURE_READ else "")
+        named[s].append((STANDARD[j], float(row[j]), check))
     return named
 
 
