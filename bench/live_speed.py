@@ -18,7 +18,11 @@ Beside it, the same frames with both shortcuts off (every frame looked at in ful
 them), the ratio, and how far the sightings of the two agree: per frame, each card's name,
 zone and orientation, and its centre within 1 mm.
 
+With `--deck`, a pass more with the game's deck registered (`vision.deck`), and its ratio to
+the live pass.
+
     python bench/live_speed.py [--recording DIR] [--frames N] [--seed S] [--no-baseline]
+                               [--deck]
 """
 
 from __future__ import annotations
@@ -71,6 +75,16 @@ def record(seed: int, out: Path) -> Path:
     return out / "sim"
 
 
+def registered_deck(recording: Path):  # -> vision.deck.Deck
+    """The recording's deck registered from one photo of it laid out (`bench/deck.py`)."""
+    import json
+
+    from bench.deck import registered
+
+    meta = json.loads((recording / "meta.json").read_text())
+    return registered(meta["design"], 0, meta.get("back_variant", 0))[0].deck
+
+
 def watched(update: Callable, statuses: list[str]) -> Callable:
     """`CalibrationTracker.update` that notes each status."""
     def noting(frame: np.ndarray):
@@ -80,9 +94,10 @@ def watched(update: Callable, statuses: list[str]) -> Callable:
     return noting
 
 
-def run(paths: list[Path], phone: Path, shortcuts: bool) -> Run:
-    """The path over the frames, each timed; `shortcuts` off looks at every frame in full."""
-    reader = TableReader(LiveTracker())
+def run(paths: list[Path], phone: Path, shortcuts: bool, deck=None) -> Run:
+    """The path over the frames, each timed; `shortcuts` off looks at every frame in full;
+    `deck`, a registered deck (`vision.deck`) the recogniser reads with."""
+    reader = TableReader(LiveTracker(), deck=deck)
     if not shortcuts:
         reader.recognizer.still = None
         reader.calibrations.still_level = None
@@ -154,6 +169,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1, help="the simulated game (default 1)")
     parser.add_argument("--no-baseline", action="store_true",
                         help="skip the pass with the shortcuts off")
+    parser.add_argument("--deck", action="store_true",
+                        help="a pass more with the game's deck registered (bench/deck.py)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     print(f"hearthtop live path benchmark, {pin_to_one_core()}, OpenCV {cv2.__version__}, "
@@ -166,12 +183,17 @@ def main() -> None:
         print(f"{len(paths)} frames of {size[0]}×{size[1]} from {recording}")
         fast = run(paths, recording / "phone.jsonl", shortcuts=True)
         base = None if args.no_baseline else run(paths, recording / "phone.jsonl", False)
+        decked = run(paths, recording / "phone.jsonl", True, registered_deck(recording)) \
+            if args.deck else None
     print(f"  {'ms a frame':<24} {'median':>7} {'p95':>7} {'max':>7} {'frames/s':>9} "
           f"{'> 33 ms':>10}")
     report("live", fast)
     if base is not None:
         report("every frame in full", base)
         print(ratio(base.cpu, fast.cpu))
+    if decked is not None:
+        report("with the deck", decked)
+        print(ratio(decked.cpu, fast.cpu).replace("ratio (CPU)", "deck / live (CPU)"))
     print(line("decode (camera's)", fast.decode))
     unchanged, cpu = np.asarray(fast.unchanged), np.asarray(fast.cpu)
     print(f"unchanged frames (the last Observation stands): {100 * unchanged.mean():.1f} %"

@@ -137,7 +137,7 @@ def score(truth: Game, tracker: LiveTracker) -> tuple[Score, list[tuple[int, int
 def registered_deck(folder: Path, seed: int):  # -> vision.deck.Deck
     """The deck a simulated game was played with, registered as its players would: one
     photo of it laid out (another light and table; `bench/deck.py`'s `registered`)."""
-    from deck import registered
+    from bench.deck import registered
 
     meta = json.loads((folder / "video" / "meta.json").read_text())
     return registered(meta["design"], seed, meta["back_variant"])[0].deck
