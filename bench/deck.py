@@ -39,10 +39,11 @@ from cards import BACK
 from models.designs import held_out_designs
 from models.evaluate import match_found
 from vision.classify import UNKNOWN
-from vision.deck import Deck, DeckError, Registration, from_cuts, register
+from vision.deck import Deck, DeckError, from_cuts
 from vision.detect import PHOTO_ZOOMS
 from vision.geometry import iou_matrix
 from vision.pipeline import Recognizer
+from vision.register import Registration, register
 from vision.synth.cardart import get_design
 from vision.synth.layout import deck_scene, random_scene
 from vision.synth.render import render

@@ -272,8 +272,9 @@ def _deck_add(args: argparse.Namespace, store) -> int:  # store: decks.DeckStore
     import time
 
     from vision.classify import ModelError
-    from vision.deck import DeckError, find_cards, name_cards
+    from vision.deck import DeckError
     from vision.pipeline import Recognizer
+    from vision.register import find_cards, name_cards
 
     store.path(args.name)  # a bad name is refused before the photos are read
     cards = None if args.cards is None else [c for c in args.cards.split(",") if c.strip()]

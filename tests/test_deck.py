@@ -14,8 +14,9 @@ from cards import BACK, DECK, JOKER
 from companion_api.cli import main
 from companion_api.decks import DeckStore
 from vision.classify import CLASSES, UNKNOWN
-from vision.deck import Deck, DeckCheck, DeckError, from_cuts, reading_order, register
+from vision.deck import Deck, DeckCheck, DeckError, from_cuts
 from vision.pipeline import Recognizer
+from vision.register import reading_order, register
 from vision.synth.layout import deck_scene, random_scene
 from vision.synth.render import render
 

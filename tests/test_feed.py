@@ -80,7 +80,7 @@ def test_a_recording_too_fast_to_read_drops_frames_but_not_the_phone_inputs(tmp_
     folder = _simulated(tmp_path / "game", 40, 100_000,
                         [(3, NEW), (20, {"type": "end_turn"}), (39, {"type": "end_turn"})])
     published = []
-    feed = CameraFeed(Recording.at(folder), lambda tracker, status, game: published.append(
+    feed = CameraFeed(Recording.at(folder), lambda tracker, status, game, deck: published.append(
         (len(tracker.events), status, game)))
     feed.start()
     deadline = time.monotonic() + 20

@@ -6,8 +6,8 @@
 - `refine`: each detected card's corners put right, at full resolution
 - `rectify`: a card's quad cut out as an upright portrait card, and its index corners
 - `classify`: the card classifier and its index experts: a card id, JK, BACK or UNKNOWN
-- `deck`: the players' own deck, registered from photos, read by likeness while it is on
-  the table
+- `deck`: the players' own deck, read by likeness while it is on the table
+- `register`: that deck registered from photos of it laid out
 - `memory`: live video: still cards keep their names, still piles what was found in them
 - `observation`: `Observation`, one frame's cards as columns, from detection to the tracker
 - `geometry`: card quads and rotated boxes: fitted boxes, overlaps, suppression

@@ -415,7 +415,7 @@ def random_scene(rng: np.random.Generator, *, designs: Sequence[str] | None = No
 def deck_scene(rng: np.random.Generator, design: str, *, image_size: tuple[int, int] = (1920, 1080),
                backs: int = 2, columns: int = 11, back_variant: int = 0,
                ) -> tuple[Scene, list[str]]:
-    """The photo a group takes to register its deck (`vision.deck`): every card of a standard
+    """The photo a group takes to register its deck (`vision.register`): every card of a standard
     deck face up, then `backs` face down, laid in rows of `columns` a little apart, either
     way up, seen from above by a webcam in some light; and the cards in reading order (the
     joker where the design has one). `back_variant`: which of the design's backs the deck
