@@ -141,8 +141,6 @@ def _print_markers(args: argparse.Namespace) -> int:
 
 def _recognize(args: argparse.Namespace) -> int:
     """Cards in photos: one JSON list for one image, one JSON line an image for several."""
-    import cv2  # the vision stack loads only for the commands that need it
-    import numpy as np
 
     from calibration import CalibrationError, LayoutError, TableCalibration, load_layout
     from vision.classify import ModelError
@@ -158,10 +156,7 @@ def _recognize(args: argparse.Namespace) -> int:
         raise LogError(str(error)) from None
     failed = False
     for path in args.images:
-        try:  # read the bytes here: cv2.imread would add its own warning line
-            frame = cv2.imdecode(np.fromfile(path, np.uint8), cv2.IMREAD_COLOR)
-        except (OSError, ValueError):
-            frame = None
+        frame = _read_image(path)
         if frame is None:
             print(f"hearthtop-companion: error: {path}: not an image that can be read",
                   file=sys.stderr)
@@ -217,9 +212,6 @@ def _deck_note(deck, in_use: bool) -> str:  # deck: vision.deck.Deck
 
 def _photos(paths: Sequence[str]) -> list[tuple[str, object]]:
     """Each photo given, a folder's images in name order: (name, BGR image)."""
-    import cv2
-    import numpy as np
-
     files: list[Path] = []
     for given in map(Path, paths):
         if given.is_dir():
@@ -233,14 +225,23 @@ def _photos(paths: Sequence[str]) -> list[tuple[str, object]]:
             raise LogError(f"{given}: no such file or folder")
     photos = []
     for path in files:
-        try:
-            image = cv2.imdecode(np.fromfile(path, np.uint8), cv2.IMREAD_COLOR)
-        except (OSError, ValueError):
-            image = None
+        image = _read_image(path)
         if image is None:
             raise LogError(f"{path}: not an image that can be read")
         photos.append((str(path), image))
     return photos
+
+
+def _read_image(path: str | Path):  # -> np.ndarray | None (lazy import)
+    """An image file as BGR, or None if it cannot be read (an empty file, not an image).
+    The bytes are read here: cv2.imread would add its own warning line."""
+    import cv2
+    import numpy as np
+
+    try:
+        return cv2.imdecode(np.fromfile(path, np.uint8), cv2.IMREAD_COLOR)
+    except (OSError, ValueError, cv2.error):
+        return None
 
 
 def _deck(args: argparse.Namespace) -> int:
@@ -337,6 +338,18 @@ def _card_lines(cards: list[dict]) -> str:
                      f"{c['zone'] or ''}" for c in cards) or "no cards found"
 
 
+def _deck_options(command: argparse.ArgumentParser, *, data: bool = True) -> None:
+    """--deck and --no-deck (and --data, where the command has none of its own)."""
+    which = command.add_mutually_exclusive_group()
+    which.add_argument("--deck", help="read the cards with this registered deck (default: "
+                                      "the most recent one; see `deck list`)")
+    which.add_argument("--no-deck", action="store_true",
+                       help="read with the general recogniser, no registered deck")
+    if data:
+        command.add_argument("--data", help="the data folder the decks are in (default: "
+                                            "~/.local/share/hearthtop-companion)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hearthtop-companion",
@@ -351,12 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
     recognize.add_argument("images", nargs="+", help="image files")
     recognize.add_argument("--json", action="store_true", help="print JSON")
     recognize.add_argument("--layout", help="zone layout JSON (the table markers must show)")
-    recognize.add_argument("--deck", help="read the cards with this registered deck (default: "
-                                      "the most recent one; see `deck list`)")
-    recognize.add_argument("--no-deck", action="store_true",
-                     help="read with the general recogniser, no registered deck")
-    recognize.add_argument("--data", help="the data folder the decks are in (default: "
-                                          "~/.local/share/hearthtop-companion)")
+    _deck_options(recognize)
     recognize.set_defaults(handler=_recognize)
     run = commands.add_parser(
         "run", help="run the companion server: the phone keeps the score; --demo plays the "
@@ -378,10 +386,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the demo's speed: 1 is real time (default), 2 twice as fast; "
                           "frames the machine cannot read in time are dropped")
     run.add_argument("--no-qr", action="store_true", help="print no QR code")
-    run.add_argument("--deck", help="read the cards with this registered deck (default: "
-                                      "the most recent one; see `deck list`)")
-    run.add_argument("--no-deck", action="store_true",
-                     help="read with the general recogniser, no registered deck")
+    _deck_options(run, data=False)
     run.set_defaults(handler=_run)
     tracked = commands.add_parser(
         "track", help="run the camera pipeline over a recording and print the game's state")
@@ -391,12 +396,7 @@ def build_parser() -> argparse.ArgumentParser:
     tracked.add_argument("--layout", help="zone layout JSON (default: the bundled one)")
     tracked.add_argument("--json", action="store_true", help="print the state as JSON")
     tracked.add_argument("--events", help="write the recovered event log here")
-    tracked.add_argument("--deck", help="read the cards with this registered deck (default: "
-                                      "the most recent one; see `deck list`)")
-    tracked.add_argument("--no-deck", action="store_true",
-                     help="read with the general recogniser, no registered deck")
-    tracked.add_argument("--data", help="the data folder the decks are in (default: "
-                                        "~/.local/share/hearthtop-companion)")
+    _deck_options(tracked)
     tracked.set_defaults(handler=_track)
     simulate = commands.add_parser(
         "simulate", help="render an event log as the table video a webcam above would record")

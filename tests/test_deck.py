@@ -236,3 +236,18 @@ def test_the_deck_names_a_covered_face_only_as_like_its_template(deck):
     assert deck.threshold(BACK, True, 0.9, 0.9995) == BACK_THRESHOLD
     assert deck.threshold(BACK, True, 0.2, 0.9995) == 0.9995
     assert deck.threshold(BACK, True, float("nan"), 0.9995) == 0.9995  # no back registered
+
+
+def test_an_empty_or_broken_file_is_one_line(tmp_path, capsys):
+    empty = tmp_path / "empty.jpg"
+    empty.write_bytes(b"")
+    broken = tmp_path / "decks" / "old.npz"
+    broken.parent.mkdir()
+    broken.write_bytes(b"junk")
+    for argv, says in ((["deck", "add", "d", str(empty)], "empty.jpg: not an image"),
+                       (["recognize", str(empty), "--no-deck"], "empty.jpg: not an image"),
+                       (["deck", "list"], "old.npz: not a registered deck"),
+                       (["recognize", str(empty)], "old.npz: not a registered deck")):
+        assert main([*argv, "--data", str(tmp_path)]) == 2
+        err = capsys.readouterr().err
+        assert says in err and err.count("\n") == 1 and "Traceback" not in err

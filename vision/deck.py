@@ -99,8 +99,9 @@ class Deck:
                            data["backs"].astype(np.float32))
         except DeckError:
             raise
-        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as error:
-            raise DeckError(f"{path}: not a registered deck ({error})") from None
+        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile):
+            raise DeckError(f"{path}: not a registered deck, or a damaged one; remove it "
+                            "and register the deck again") from None
         _check(deck, path)
         return deck
 

@@ -19,8 +19,14 @@ import numpy as np
 from cards import BACK
 
 from .deck import STANDARD, Deck, DeckError, from_cuts
+from .detect import PHOTO_ZOOMS
 from .pipeline import Recognizer
 from .rectify import portrait_orders
+
+SURE_READ = 0.999  # a card the assignment names with less is for the user to check
+MIN_CARD_SCORE = 0.3  # a detection weaker than this in a registration photo is not a card
+APART = 0.1  # the share of a card's area others laid for registration may cover
+SIZES = 1.5  # the cards of a registration photo are this much of the typical size, or less
 
 
 @dataclass(frozen=True)
@@ -59,12 +65,6 @@ class Shot:
     probabilities: np.ndarray  # (n, classes): the general classifier's, after its experts
 
 
-SURE_READ = 0.999  # a card the assignment names with less is for the user to check
-MIN_CARD_SCORE = 0.3  # a detection weaker than this in a registration photo is not a card
-APART = 0.1  # the share of a card's area others laid for registration may cover
-SIZES = 1.5  # the cards of a registration photo are this much of the typical size, or less
-
-
 def register(recognizer: Recognizer, name: str, photos: Sequence[tuple[str, np.ndarray]],
              cards: Sequence[str] | None = None) -> Registration:
     """Register a deck from `photos` ((name, BGR image) each) of its cards laid out, face up
@@ -100,8 +100,6 @@ def name_cards(name: str, shots: list[Shot], classes: Sequence[str],
 
 def _cards_in(recognizer: Recognizer, photo: str, image: np.ndarray) -> Shot:
     """The cards the general recogniser finds in a registration photo, in reading order."""
-    from .detect import PHOTO_ZOOMS
-
     obs = recognizer.observe(image, zooms=PHOTO_ZOOMS)
     kinds = np.isin(obs.extra["best"].astype(str), [*STANDARD, BACK])
     obs = obs[kinds & (obs.extra["score"] >= MIN_CARD_SCORE)]
