@@ -35,6 +35,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.real_photos import DATA, labelled_detections
 from cards import BACK
 from models.designs import held_out_designs
 from models.evaluate import match_found
@@ -48,7 +49,6 @@ from vision.synth.cardart import get_design
 from vision.synth.layout import deck_scene, random_scene
 from vision.synth.render import render
 
-REAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "real_photos_dev"
 FULL_VIEW = 0.9
 KINDS = ("faces in full view", "faces, any part in view", "backs")
 RETAKES = 2  # a registration photo whose cards do not match the list is taken again
@@ -158,7 +158,7 @@ def real(data: Path) -> None:
             continue
         image = cv2.imread(str(data / file))
         obs = general.observe(image, zooms=PHOTO_ZOOMS)
-        found = _found(obs.quads, image, labels)[0]
+        found = labelled_detections(obs.quads, image.shape, labels)[0]
         if found >= 0:
             cuts.append(general.classifier.rectify_quads(image, obs.quads[found:found + 1])[0])
             cards.append(card)
@@ -167,22 +167,21 @@ def real(data: Path) -> None:
     deck = from_cuts("pinochle", np.array(cuts), cards)
     print(f"real photos: registered {len(deck.cards)} cards from {len(cuts)} shots in "
           f"{time.perf_counter() - started:.2f} s")
-    test = {file: labels for file, labels in by_file.items()
-            if file not in shots}
+    test = {file: labels for file, labels in by_file.items() if file not in shots}
     for name, recognizer in (("general recogniser", Recognizer()),
                              ("the deck registered", Recognizer(deck=deck))):
         outcome = Counter()
         for file, labels in test.items():
             image = cv2.imread(str(data / file))
             obs = recognizer.observe(image, zooms=PHOTO_ZOOMS)
-            for label, best in zip(labels, _found(obs.quads, image, labels), strict=True):
+            taken = labelled_detections(obs.quads, image.shape, labels)
+            for label, best in zip(labels, taken, strict=True):
                 if best < 0:
                     outcome["not found"] += 1
                     continue
                 truth = label["rank"] + label["suit"]
                 outcome["unknown" if obs.cards[best] == UNKNOWN else
                         "right" if obs.cards[best] == truth else "wrong"] += 1
-            taken = set(_found(obs.quads, image, labels))
             outcome["named off the labels"] += sum(
                 1 for i, c in enumerate(obs.cards) if i not in taken and c != UNKNOWN)
         total = sum(outcome[k] for k in ("right", "wrong", "unknown", "not found"))
@@ -194,35 +193,13 @@ def real(data: Path) -> None:
               f"{outcome['named off the labels']}")
 
 
-def _found(quads: np.ndarray, image: np.ndarray, labels: list[dict]) -> list[int]:
-    """For each labelled card, the detection whose box (clipped to the frame: a label boxes
-    what shows) overlaps its box best, by IoU 0.5 or more, each taken once; -1 for none."""
-    frame = np.float32(image.shape[1::-1])
-    boxes = [(*np.clip(q.min(axis=0), 0, frame), *np.clip(q.max(axis=0), 0, frame))
-             for q in quads]
-    taken: list[int] = []
-    for label in labels:
-        box = tuple(float(label[k]) for k in ("x1", "y1", "x2", "y2"))
-        iou, best = max(((_iou(box, b), i) for i, b in enumerate(boxes) if i not in taken),
-                        default=(0.0, -1))
-        taken.append(best if iou >= 0.5 else -1)
-    return taken
-
-
-def _iou(a: np.ndarray, b: np.ndarray) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - ix * iy
-    return float(ix * iy / union) if union > 0 else 0.0
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", type=int, default=20, help="table scenes a design")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--designs", nargs="+", default=held_out_designs())
     parser.add_argument("--real", action="store_true", help="the real photos only")
-    parser.add_argument("--data", type=Path, default=REAL)
+    parser.add_argument("--data", type=Path, default=DATA)
     args = parser.parse_args()
     if args.real:
         real(args.data)

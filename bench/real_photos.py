@@ -59,6 +59,24 @@ def _box_iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     return inter / union if union > 0 else 0.0
 
 
+def labelled_detections(quads: np.ndarray, shape: tuple[int, ...],
+                        labels: list[dict]) -> list[int]:
+    """For each labelled card of a photo of `shape`, the detection (a quad) whose box
+    overlaps its box best, by IoU 0.5 or more, each taken once; -1 for none. A label boxes
+    what shows of a card, so a card cut by the frame's edge is matched by its box clipped
+    to the frame."""
+    frame = np.float32(shape[1::-1])
+    boxes = [(*np.clip(q.min(axis=0), 0, frame), *np.clip(q.max(axis=0), 0, frame))
+             for q in quads]
+    taken: list[int] = []
+    for label in labels:
+        box = tuple(float(label[k]) for k in ("x1", "y1", "x2", "y2"))
+        iou, best = max(((_box_iou(box, b), i) for i, b in enumerate(boxes) if i not in taken),
+                        default=(0.0, -1))
+        taken.append(best if iou >= 0.5 else -1)
+    return taken
+
+
 def recognize_all(data: Path, rows: list[dict], zooms: tuple[float, ...], detector: Path,
                   classifier: Path) -> None:
     """The whole `recognize` path (detector, then classifier) on every photo."""
@@ -74,26 +92,17 @@ def recognize_all(data: Path, rows: list[dict], zooms: tuple[float, ...], detect
     for file, labels in by_file.items():
         image = cv2.imread(str(data / file))
         obs = recognizer.observe(image, zooms=zooms)
-        # a label boxes what shows of a card, so a card cut by the frame's edge is matched by
-        # its box clipped to the frame
-        frame = np.float32(image.shape[1::-1])
-        boxes = [(*np.clip(q.min(axis=0), 0, frame), *np.clip(q.max(axis=0), 0, frame))
-                 for q in obs.quads]
-        used = set()
-        for row in labels:
+        found = labelled_detections(obs.quads, image.shape, labels)
+        for row, best in zip(labels, found, strict=True):
             truth = row["rank"] + row["suit"]
-            box = tuple(float(row[k]) for k in ("x1", "y1", "x2", "y2"))
-            scores = [(_box_iou(box, b), i) for i, b in enumerate(boxes) if i not in used]
-            iou, best = max(scores, default=(0.0, -1))
-            if iou < 0.5:
+            if best < 0:
                 outcome["not found"] += 1
                 continue
-            used.add(best)
             card = obs.cards[best]
             key = "unknown" if card == UNKNOWN else "right" if card == truth else "wrong"
             outcome[key] += 1
             outcome["best guess right"] += obs.extra["best"][best] == truth
-        extra += len(boxes) - len(used)
+        extra += len(obs) - sum(best >= 0 for best in found)
     total = len(rows)
     print(f"recognize on real photos: {total} cards in {len(by_file)} photos, "
           f"{time.perf_counter() - started:.1f} s")
