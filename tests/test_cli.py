@@ -34,6 +34,8 @@ def test_replay_json_prints_contract_state(capsys):
     ('{"type": "play", "player": "p1", "card": "1X"}', "game.jsonl:2: "),
     ('{"type": "attack", "attacker": "p1", "target": "ZZ"}', "game.jsonl:2: "),
     ('[1, 2]', "game.jsonl:2: an event must be a JSON object"),
+    ("[" * 100_000 + "]" * 100_000, "game.jsonl:2: JSON nested too deeply"),
+    ('{"type": "end_turn", "x": ' + "9" * 5000 + "}", "game.jsonl:2: a number too long"),
 ])
 def test_malformed_line_is_one_line_error_naming_it(tmp_path, capsys, line, expected):
     log = write_log(tmp_path, '{"type": "new_game", "heroes": {"p1": "jaina", "p2": "rexxar"}}',
@@ -41,6 +43,15 @@ def test_malformed_line_is_one_line_error_naming_it(tmp_path, capsys, line, expe
     assert main(["replay", str(log), "--json"]) == 2
     err = capsys.readouterr().err
     assert expected in err and err.count("\n") == 1
+
+
+def test_a_log_saved_with_a_byte_order_mark_is_read(tmp_path, capsys):
+    """Windows Notepad saves UTF-8 with a byte-order mark."""
+    log = tmp_path / "game.jsonl"
+    log.write_text('{"type": "new_game", "heroes": {"p1": "jaina", "p2": "rexxar"}}\n'
+                   '{"type": "end_turn"}\n', encoding="utf-8-sig")
+    assert main(["replay", str(log), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["turn"] == 2
 
 
 def test_unknown_hero_is_one_line_error(tmp_path, capsys):

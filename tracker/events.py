@@ -206,6 +206,8 @@ def parse_event(data: str | dict) -> Event:
             raise LogError(f"not valid JSON ({error.msg})") from None
         except RecursionError:
             raise LogError("JSON nested too deeply to be an event") from None
+        except ValueError:  # a number of thousands of digits (Python's int conversion limit)
+            raise LogError("a number too long to be part of an event") from None
     if not isinstance(data, dict):
         raise LogError("an event must be a JSON object")
     try:
@@ -217,9 +219,10 @@ def parse_event(data: str | dict) -> Event:
 
 
 def iter_log(path: Path) -> Iterator[tuple[int, Event]]:
-    """Yield (line number, event) for each non-blank line; LogError names the bad line."""
+    """Yield (line number, event) for each non-blank line; LogError names the bad line. A
+    byte-order mark (a log saved by Windows Notepad) is read past."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         raise LogError(f"{path}: cannot read ({error.__class__.__name__}: {error})") from None
     for number, line in enumerate(text.splitlines(), start=1):
