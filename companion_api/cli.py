@@ -141,7 +141,6 @@ def _print_markers(args: argparse.Namespace) -> int:
 
 def _recognize(args: argparse.Namespace) -> int:
     """Cards in photos: one JSON list for one image, one JSON line an image for several."""
-
     from calibration import CalibrationError, LayoutError, TableCalibration, load_layout
     from vision.classify import ModelError
     from vision.deck import DeckError
@@ -273,9 +272,8 @@ def _deck_add(args: argparse.Namespace, store) -> int:  # store: decks.DeckStore
     import time
 
     from vision.classify import ModelError
-    from vision.deck import DeckError
     from vision.pipeline import Recognizer
-    from vision.register import find_cards, name_cards
+    from vision.register import CountError, find_cards, name_cards
 
     store.path(args.name)  # a bad name is refused before the photos are read
     cards = None if args.cards is None else [c for c in args.cards.split(",") if c.strip()]
@@ -287,11 +285,9 @@ def _deck_add(args: argparse.Namespace, store) -> int:  # store: decks.DeckStore
         registration = name_cards(args.name, shots, recognizer.classifier.classes, cards)
     except ModelError as error:
         raise LogError(str(error)) from None
-    except DeckError as error:
-        if "the photos show" not in str(error):
-            raise
-        raise DeckError(f"{error}; the cards found are numbered in "
-                        f"{_numbered(photos, shots, args.name)}") from None
+    except CountError as error:
+        raise LogError(f"{error}; the cards found are numbered in "
+                       f"{_numbered(photos, shots, args.name)}") from None
     path = store.add(registration.deck)
     deck = registration.deck
     print(f"registered deck {deck.name}: {len(deck.cards)} cards"

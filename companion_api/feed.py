@@ -110,7 +110,7 @@ class CameraFeed:
         `deck` is the registered deck's name and whether it reads the cards (None: no
         deck)."""
         self.source, self.publish, self.deck = source, publish, deck
-        self.deck_in_use = deck is not None
+        self.deck_in_use = False  # until the deck is seen on the table (vision.deck)
         self.layout = layout or default_layout()
         self.speed, self.loop = speed, loop
         self.tracker = LiveTracker()
@@ -209,7 +209,7 @@ class CameraFeed:
                 print(f"hearthtop-companion: warning: frame {index} skipped "
                       f"({type(error).__name__}: {error})", file=sys.stderr)
             status = reader.status
-            changed |= reader.recognizer.deck_in_use != self.deck_in_use and self.deck is not None
+            changed |= reader.recognizer.deck_in_use != self.deck_in_use
             self.deck_in_use = reader.recognizer.deck_in_use
             self.frame += 1
             now = time.monotonic()

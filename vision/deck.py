@@ -29,6 +29,7 @@ import zipfile
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import cv2
@@ -139,18 +140,25 @@ class Deck:
         deck's faces and BACK (its back, if one was registered); NaN for a class the deck
         has no template of."""
         out = np.full((len(templates), len(classes)), np.nan, np.float32)
-        if not len(templates):
+        rows, cards, starts = self._grouped
+        if not len(templates) or not len(rows):
             return out
-        for rows, labels in ((self.faces, self.labels),
-                             (self.backs, (BACK,) * len(self.backs))):
-            if not len(rows):
-                continue
-            cosines = templates @ rows.T
-            for card in dict.fromkeys(labels):
-                if card in classes:
-                    column = cosines[:, [label == card for label in labels]]
-                    out[:, list(classes).index(card)] = column.max(axis=1)
+        best = np.maximum.reduceat(templates @ rows.T, starts, axis=1)
+        known = [k for k, card in enumerate(cards) if card in classes]
+        out[:, [list(classes).index(cards[k]) for k in known]] = best[:, known]
         return out
+
+    @cached_property
+    def _grouped(self) -> tuple[np.ndarray, list[str], np.ndarray]:
+        """Every template, the faces' and the back's, each card's side by side; the cards
+        in that order; and where each card's begin (for `likeness`, made once)."""
+        labels = np.array([*self.labels, *(BACK,) * len(self.backs)])
+        order = np.argsort(labels, kind="stable")
+        rows = np.concatenate([self.faces, self.backs]).astype(np.float32)[order]
+        labels = labels[order]
+        starts = np.flatnonzero(np.r_[True, labels[1:] != labels[:-1]]) if len(labels) \
+            else np.zeros(0, np.int64)
+        return rows, [str(card) for card in labels[starts]], starts
 
     def weigh(self, probabilities: np.ndarray, likeness: np.ndarray,
               classes: Sequence[str]) -> np.ndarray:
@@ -211,12 +219,16 @@ def from_cuts(name: str, cuts: np.ndarray, cards: Sequence[str]) -> Deck:
     """A deck from its cards cut out (rectified, N × H × W × 3 BGR) and what each is (a card
     id, JK or BACK): the templates of each, either way up. The deck holds the cards named."""
     faces = np.array([card != BACK for card in cards], bool)
-    both = lambda c: np.concatenate([templates(c), templates(turned(c))])  # noqa: E731
     labels = tuple(c for c in cards if c != BACK)
     if not labels:
         raise DeckError("no face-up card in the photos: lay the deck face up")
-    return Deck(name, tuple(c for c in STANDARD if c in labels), both(cuts[faces]), labels * 2,
-                both(cuts[~faces]))
+    return Deck(name, tuple(c for c in STANDARD if c in labels), _either_way(cuts[faces]),
+                labels * 2, _either_way(cuts[~faces]))
+
+
+def _either_way(cuts: np.ndarray) -> np.ndarray:
+    """The templates of cards as cut, then of the same turned half round."""
+    return np.concatenate([templates(cuts), templates(turned(cuts))])
 
 
 class DeckCheck:

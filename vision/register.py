@@ -23,6 +23,11 @@ from .detect import PHOTO_ZOOMS
 from .pipeline import Recognizer
 from .rectify import portrait_orders
 
+
+class CountError(DeckError):
+    """The user's list names more or fewer cards than the photos show."""
+
+
 SURE_READ = 0.999  # a card the assignment names with less is for the user to check
 MIN_CARD_SCORE = 0.3  # a detection weaker than this in a registration photo is not a card
 APART = 0.1  # the share of a card's area others laid for registration may cover
@@ -160,7 +165,7 @@ def _given(shots: list[Shot], cards: list[str]) -> list[list[tuple[str, float, s
     found = sum(len(shot.cuts) for shot in shots)
     if len(cards) != found:
         where = ", ".join(f"{shot.photo}: {len(shot.cuts)}" for shot in shots)
-        raise DeckError(f"--cards names {len(cards)} cards, the photos show {found} ({where})")
+        raise CountError(f"--cards names {len(cards)} cards, the photos show {found} ({where})")
     wrong = [card for card in cards if card not in (*STANDARD, BACK)]
     if wrong:
         raise DeckError(f"--cards: {wrong[0]!r} is not a card id (e.g. 7H, 10S, QD, JK, BACK)")
@@ -183,25 +188,25 @@ def _assign(shots: list[Shot], classes: Sequence[str]) -> list[list[tuple[str, f
     the user should check it, if they should."""
     from scipy.optimize import linear_sum_assignment
 
-    columns = [list(classes).index(c) for c in STANDARD]
-    rows = [(s, i) for s, shot in enumerate(shots) for i in range(len(shot.cuts))]
-    p = np.array([shots[s].probabilities[i] for s, i in rows]).reshape(len(rows), -1)
-    back = p[:, list(classes).index(BACK)] > p[:, columns].sum(axis=1)
-    faces = np.nonzero(~back)[0]
+    columns, back_column = [list(classes).index(c) for c in STANDARD], list(classes).index(BACK)
+    p = np.concatenate([shot.probabilities for shot in shots])
+    back = p[:, back_column] > p[:, columns].sum(axis=1)
+    faces = np.flatnonzero(~back)
     if len(faces) > len(STANDARD):
         raise DeckError(f"the photos show {len(faces)} faces; a deck has {len(STANDARD)}: "
                         "give each card once, or name them with --cards")
     among = p[np.ix_(faces, columns)]
     among = among / np.maximum(among.sum(axis=1, keepdims=True), 1e-12)
-    chosen = dict(zip(faces, linear_sum_assignment(-np.log(np.maximum(among, 1e-12)))[1],
-                      strict=True))
+    chosen = linear_sum_assignment(-np.log(np.maximum(among, 1e-12)))[1]  # a card a face
+    face_of = {k: n for n, k in enumerate(faces)}
+    shot_of = [s for s, shot in enumerate(shots) for _ in shot.cuts]
     named: list[list[tuple[str, float, str]]] = [[] for _ in shots]
-    for k, (s, _) in enumerate(rows):
+    for k, s in enumerate(shot_of):
         if back[k]:  # a joker may pass for a back: the user checks each (a deck lays few)
-            named[s].append((BACK, float(p[k, list(classes).index(BACK)]), "a back"))
+            named[s].append((BACK, float(p[k, back_column]), "a back"))
             continue
-        row = among[list(faces).index(k)]
-        j, best = chosen[k], int(row.argmax())
+        row = among[face_of[k]]
+        j, best = chosen[face_of[k]], int(row.argmax())
         check = (f"read as {STANDARD[best]}, which another card is more like" if best != j
                  else f"only {row[j]:.2%} sure" if row[j] < SURE_READ else "")
         named[s].append((STANDARD[j], float(row[j]), check))
