@@ -195,7 +195,8 @@ def default_layout() -> Layout:
 
 def _explain(error: ValidationError) -> str:
     first = error.errors()[0]
-    where = ".".join(str(part) for part in first["loc"])
+    # a key of the file's own may hold any character: a line break is shown, not made
+    where = ".".join(str(p) if str(p).isprintable() else repr(p) for p in first["loc"])
     message = first["msg"].removeprefix("Value error, ")
     if first["type"] == "extra_forbidden":
         message = "unknown field"

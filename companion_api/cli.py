@@ -13,6 +13,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import vision  # noqa: F401  (sets OpenCV's pixel limit, before any command loads OpenCV)
 from tracker.alerts import Alert
 from tracker.engine import EngineError, Game
 from tracker.events import Event, LogError, dump_log, iter_log
@@ -145,6 +146,7 @@ def _recognize(args: argparse.Namespace) -> int:
     from vision.classify import ModelError
     from vision.deck import DeckError
     from vision.detect import PHOTO_ZOOMS
+    from vision.image import ImageError, read_image
     from vision.pipeline import Recognizer
 
     try:
@@ -155,10 +157,10 @@ def _recognize(args: argparse.Namespace) -> int:
         raise LogError(str(error)) from None
     failed = False
     for path in args.images:
-        frame = _read_image(path)
-        if frame is None:
-            print(f"hearthtop-companion: error: {path}: not an image that can be read",
-                  file=sys.stderr)
+        try:
+            frame = read_image(path)
+        except ImageError as error:
+            print(f"hearthtop-companion: error: {error}", file=sys.stderr)
             failed = True
             continue
         calibration = None
@@ -222,25 +224,12 @@ def _photos(paths: Sequence[str]) -> list[tuple[str, object]]:
             files.append(given)
         else:
             raise LogError(f"{given}: no such file or folder")
-    photos = []
-    for path in files:
-        image = _read_image(path)
-        if image is None:
-            raise LogError(f"{path}: not an image that can be read")
-        photos.append((str(path), image))
-    return photos
-
-
-def _read_image(path: str | Path):  # -> np.ndarray | None (lazy import)
-    """An image file as BGR, or None if it cannot be read (an empty file, not an image).
-    The bytes are read here: cv2.imread would add its own warning line."""
-    import cv2
-    import numpy as np
+    from vision.image import ImageError, read_image
 
     try:
-        return cv2.imdecode(np.fromfile(path, np.uint8), cv2.IMREAD_COLOR)
-    except (OSError, ValueError, cv2.error):
-        return None
+        return [(str(path), read_image(path)) for path in files]
+    except ImageError as error:
+        raise LogError(str(error)) from None
 
 
 def _deck(args: argparse.Namespace) -> int:

@@ -26,6 +26,7 @@ from tracker.live import PHONE_EVENTS, LiveTracker
 from tracker.stabilize import HERO, Sighting, Stabilizer
 from vision.deck import Deck
 from vision.hero import find_hero_card
+from vision.image import ImageError, read_image
 from vision.motion import MIN_CELLS, MotionMask
 from vision.observation import SIDEWAYS, Observation
 
@@ -47,7 +48,10 @@ def frames_of(source: Path) -> Iterator[tuple[int, np.ndarray | None]]:
         if not paths:
             raise TrackError(f"{source}: no images in the folder")
         for index, path in enumerate(paths):
-            yield index, cv2.imread(str(path), cv2.IMREAD_COLOR)
+            try:
+                yield index, read_image(path)
+            except ImageError:
+                yield index, None
         return
     capture = cv2.VideoCapture(str(source))
     if not capture.isOpened():

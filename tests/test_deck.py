@@ -244,8 +244,8 @@ def test_an_empty_or_broken_file_is_one_line(tmp_path, capsys):
     broken = tmp_path / "decks" / "old.npz"
     broken.parent.mkdir()
     broken.write_bytes(b"junk")
-    for argv, says in ((["deck", "add", "d", str(empty)], "empty.jpg: not an image"),
-                       (["recognize", str(empty), "--no-deck"], "empty.jpg: not an image"),
+    for argv, says in ((["deck", "add", "d", str(empty)], "empty.jpg: an empty file"),
+                       (["recognize", str(empty), "--no-deck"], "empty.jpg: an empty file"),
                        (["deck", "list"], "old.npz: not a registered deck"),
                        (["recognize", str(empty)], "old.npz: not a registered deck")):
         assert main([*argv, "--data", str(tmp_path)]) == 2

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import struct
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import cv2
@@ -14,6 +16,7 @@ import pytest
 
 from companion_api.cli import main
 from models.designs import HELD_OUT_FAMILIES
+from vision import MAX_PIXELS
 from vision.detect import PHOTO_ZOOMS
 from vision.geometry import polygon_iou
 from vision.pipeline import Recognizer
@@ -108,3 +111,51 @@ def test_a_missing_image_is_one_line_on_the_real_stderr(tmp_path):
                           timeout=120)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "missing.jpg" in done.stderr
+
+
+def _png(path: Path, width: int, height: int) -> None:
+    """A black PNG written row by row: a few MB on disk however many pixels it says."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data)))
+
+    squeeze, row = zlib.compressobj(1), b"\0" * (width * 3 + 1)
+    pixels = b"".join([squeeze.compress(row) for _ in range(height)] + [squeeze.flush()])
+    path.write_bytes(b"\x89PNG\r\n\x1a\n"
+                     + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+                     + chunk(b"IDAT", pixels) + chunk(b"IEND", b""))
+
+
+def _peak_mb(argv: list[str]) -> tuple[subprocess.CompletedProcess, float]:
+    """Run the CLI in a child of a child: the peak memory is that one process's alone."""
+    measure = ("import resource, subprocess, sys; done = subprocess.run(sys.argv[1:], "
+               "capture_output=True, text=True); sys.stderr.write(done.stderr); "
+               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); "
+               "sys.exit(done.returncode)")
+    done = subprocess.run([sys.executable, "-c", measure, sys.executable, "-m",
+                           "companion_api.cli", *argv], capture_output=True, text=True,
+                          timeout=120)
+    return done, int(done.stdout.split()[-1]) / 1024
+
+
+def test_a_900_megapixel_png_is_refused_by_its_header(tmp_path):
+    """A few MB on disk, 2.7 GB decoded: refused before decoding, naming the limit."""
+    bomb = tmp_path / "bomb.png"
+    _png(bomb, 30_000, 30_000)
+    done, peak = _peak_mb(["recognize", str(bomb)])
+    assert done.returncode == 2
+    assert done.stderr.startswith("hearthtop-companion: error:")
+    assert done.stderr.count("\n") == 1 and "bomb.png" in done.stderr
+    assert f"{MAX_PIXELS // 1_000_000} megapixels" in done.stderr
+    assert peak < 1500
+
+
+def test_a_photo_of_noise_shows_no_card(tmp_path, capsys):
+    """The detector may outline a card in noise; a card in a photograph has pixels alike
+    side by side, noise does not: no card."""
+    rng = np.random.default_rng(0)
+    for name, shape in (("grey.png", (480, 640)), ("colour.png", (480, 640, 3)),
+                        ("big.png", (1080, 1920, 3))):
+        cv2.imwrite(str(tmp_path / name), rng.integers(0, 256, shape, np.uint8))
+        assert main(["recognize", str(tmp_path / name), "--json", "--no-deck"]) == 0
+        assert json.loads(capsys.readouterr().out) == [], name

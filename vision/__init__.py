@@ -12,6 +12,7 @@
 - `observation`: `Observation`, one frame's cards as columns, from detection to the tracker
 - `geometry`: card quads and rotated boxes: fitted boxes, overlaps, suppression
 - `runtime`: a shipped ONNX model and its JSON report loaded, or a one-line error
+- `image`: an image file read through the pixel limit, or a one-line error
 
 `vision.synth` only makes data: the Debian card art and the table renderer that training
 samples, the tests' scenes and the end-to-end game videos (DESIGN.md's `simulate`) are drawn
@@ -23,6 +24,7 @@ no OpenCV, and `python -m vision.detect` runs its module once.
 
 from __future__ import annotations
 
+import os
 from importlib import import_module
 from typing import TYPE_CHECKING
 
@@ -39,6 +41,13 @@ __all__ = ["FRAME_SIZES", "PHOTO_ZOOMS", "UNKNOWN", "CardClassifier", "CardDetec
 
 # the webcam frame sizes (width, height) the companion is built and measured for
 FRAME_SIZES: dict[str, tuple[int, int]] = {"720p": (1280, 720), "1080p": (1920, 1080)}
+
+# the most pixels an image file may have (a 108-MP phone photo is 12,000 × 9,000): a PNG of a
+# few hundred KB may say it is 30,000 pixels square and decode to gigabytes. OpenCV checks it
+# from the header, before decoding, and reads the setting when it loads: so here, where no
+# module has loaded it (`vision.image.read_image` names it; the CLI imports this first)
+MAX_PIXELS = 100_000_000
+os.environ["OPENCV_IO_MAX_IMAGE_PIXELS"] = str(MAX_PIXELS)
 
 _HOME = {"Recognizer": "pipeline", "Observation": "observation", "CardDetector": "detect",
          "PHOTO_ZOOMS": "detect", "CardRefiner": "refine", "CardClassifier": "classify",

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from .classify import MODEL as CLASSIFIER
@@ -24,6 +25,23 @@ from .memory import CardMemory, StillFrames, thumbnails
 from .observation import Observation
 from .refine import MODEL as REFINER
 from .refine import CardRefiner
+
+# a photograph's neighbouring pixels are alike (a lens blurs, a sensor's colours are
+# interpolated): a card in a real photo correlates 0.55 or more pixel to pixel, pure noise 0
+PHOTO_CORRELATION = 0.3
+NOISE = Prediction(NO_CARD, 1.0, NO_CARD)  # what was outlined is noise, no card: dropped
+
+
+def _noise(frame: np.ndarray, quad: np.ndarray) -> bool:
+    """Whether the pixels around `quad` are noise: no more alike side by side than chance."""
+    height, width = frame.shape[:2]
+    x0, y0 = np.floor(quad.min(axis=0)).astype(int).clip(0, (width, height))
+    x1, y1 = np.ceil(quad.max(axis=0)).astype(int).clip(0, (width, height))
+    gray = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY).astype(np.float32)
+    left, right = gray[:, :-1].ravel(), gray[:, 1:].ravel()
+    if left.size < 16 or left.std() == 0 or right.std() == 0:
+        return False  # too small, or flat: not noise
+    return float(np.corrcoef(left, right)[0, 1]) < PHOTO_CORRELATION
 
 
 class Recognizer:
@@ -90,6 +108,8 @@ class Recognizer:
         predictions = self.classifier.decide(*opinions)
         if self.deck is not None and len(outlines):
             predictions = self._deck_decides(frame, outlines, opinions, predictions)
+        predictions = [NOISE if p.card == UNKNOWN and _noise(frame, outline) else p
+                       for outline, p in zip(outlines, predictions, strict=True)]
         named = iter(zip(outlines, predictions, strict=True))
         found = [self.memory.names[j] if j >= 0 else next(named) for j in recalled]
         if self.memory is not None:
