@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import re
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable
@@ -21,6 +23,7 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import Body, Depends, FastAPI, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import (
     FileResponse,
     JSONResponse,
@@ -46,6 +49,27 @@ from .store import DataFolder, StoreError
 PAGES = Path(__file__).with_name("pages")
 API_VERSION = "1"
 T = TypeVar("T")
+# The pages load only their own scripts, styles and socket: a script that got into the page
+# (a card name, a hero file's text) could not run, nor send the token anywhere
+PAGE_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+               "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; "
+               "frame-ancestors 'none'")
+# on every answer: the phone's address carries the token, so no page sends it as a referrer
+EVERY_ANSWER = [(b"referrer-policy", b"no-referrer"), (b"x-content-type-options", b"nosniff")]
+TOKEN_IN_ADDRESS = re.compile(r"([?&]token=)[^&\s]*", re.IGNORECASE)
+
+
+class _HideToken(logging.Filter):
+    """An access log line shows `token=…`, never the token (uvicorn logs the query)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(TOKEN_IN_ADDRESS.sub(r"\1…", a) if isinstance(a, str) else a
+                                for a in record.args)
+        return True
+
+
+_HIDE_TOKEN = _HideToken()
 
 
 @dataclass(frozen=True)
@@ -62,6 +86,24 @@ class NewGameRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     heroes: dict[Player, str] = Field(description="the hero of p1 (who goes first) and of p2")
     deck: list[str] | None = Field(None, description="the full deck order (simulations)")
+
+
+class _Headers:
+    """EVERY_ANSWER's headers added to each HTTP answer (ASGI middleware)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *EVERY_ANSWER]
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
 
 
 class _BodyLimit:
@@ -154,12 +196,14 @@ def _event_sentence(error: RequestValidationError) -> str:
 
 def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits(),
                game_limits: Limits | None = None,
-               feed: Callable[[Callable], Any] | None = None) -> FastAPI:
+               feed: Callable[[Callable], Any] | None = None,
+               allow_origins: tuple[str, ...] = ()) -> FastAPI:
     """The server for one table, keeping its games in `data`. `feed`, if given, makes the
     live source (`companion_api.feed.CameraFeed`, a camera or a recording such as the
     demo's) from the function that takes its log, camera status and game number; the
     camera then keeps the game, and the phone gives only what no camera sees (new game,
-    end of turn, concession)."""
+    end of turn, concession). `allow_origins`: the web pages elsewhere that may call the
+    API from a browser (CORS); none unless asked for."""
     folder = data if isinstance(data, DataFolder) else DataFolder(Path(data))
     session = Session(folder, game_limits or Limits())
     token = folder.token()
@@ -206,6 +250,12 @@ def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits()
     app.state.feed = None  # the live source, once the server runs
     app.state.lock = lock
     app.add_middleware(_BodyLimit, limit=limits.max_body)
+    if allow_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=list(allow_origins),
+                           allow_methods=["GET", "POST"],
+                           allow_headers=["Authorization", "Content-Type"])
+    app.add_middleware(_Headers)
+    logging.getLogger("uvicorn.access").addFilter(_HIDE_TOKEN)  # once: filters are a set
 
     # --- errors: one sentence, never a traceback ---------------------------------------
     @app.exception_handler(RequestValidationError)
@@ -299,7 +349,7 @@ def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits()
              response_class=PlainTextResponse)
     async def get_game_log(game: str) -> PlainTextResponse:
         if game not in folder.game_ids():
-            raise Refused(404, f"there is no game {game!r} in the data folder")
+            raise Refused(404, f"there is no game {game[:100]!r} in the data folder")
         try:
             return _jsonl(game, folder.read(game).events)
         except StoreError as error:
@@ -410,7 +460,8 @@ class _Static(StaticFiles):
 def _page(name: str) -> Callable[[], Any]:
     async def page() -> FileResponse:
         return FileResponse(PAGES / name, media_type="text/html",
-                            headers={"Cache-Control": "no-cache"})
+                            headers={"Cache-Control": "no-cache",
+                                     "Content-Security-Policy": PAGE_POLICY})
     return page
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -20,6 +21,7 @@ from tracker.events import Event, LogError, dump_log, iter_log
 
 EXIT_USAGE = 2
 MAX_DEMO_PACE = 100.0  # past this, nearly every frame is dropped: nothing to follow
+ORIGIN = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?")  # a browser's Origin header
 
 
 def replay_log(path: Path, *, on_event: Callable[[Game, Event, list[Alert]], None] | None = None,
@@ -63,6 +65,10 @@ def _run(args: argparse.Namespace) -> int:
                        f"{MAX_DEMO_PACE:g} (1 is real time)")
     if args.demo and args.source is not None:
         raise LogError("--demo: the demo plays its own recording; give --demo or --source")
+    for origin in args.allow_origin:
+        if not ORIGIN.fullmatch(origin):
+            raise LogError(f"--allow-origin {origin}: give scheme://host[:port], e.g. "
+                           "https://obs.example.com")
     from vision.deck import DeckError
 
     try:  # the demo's recording shows a deck of its own: a registered one only if named
@@ -71,7 +77,8 @@ def _run(args: argparse.Namespace) -> int:
     except DeckError as error:
         raise LogError(str(error)) from None
     options = {"host": args.host, "port": args.port, "qr": not args.no_qr,
-               "source": args.source, "deck": deck}
+               "source": args.source, "deck": deck,
+               "allow_origins": tuple(args.allow_origin)}
     try:
         if args.demo:  # the demo's games are shown, not kept: a folder of their own
             with tempfile.TemporaryDirectory(prefix="hearthtop-demo-") as data:
@@ -371,6 +378,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the demo's speed: 1 is real time (default), 2 twice as fast; "
                           "frames the machine cannot read in time are dropped")
     run.add_argument("--no-qr", action="store_true", help="print no QR code")
+    run.add_argument("--allow-origin", action="append", default=[], metavar="URL",
+                     help="a web page elsewhere (scheme://host[:port]) that may call the API "
+                          "from a browser (CORS); repeat for more; none by default")
     _deck_options(run, data=False)
     run.set_defaults(handler=_run)
     tracked = commands.add_parser(

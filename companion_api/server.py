@@ -109,7 +109,7 @@ def live_source(source: str, *, demo: bool = False, speed: float = 1.0,
 
 def serve(*, host: str, port: int, data: Path, qr: bool = True, source: str | None = None,
           demo: bool = False, speed: float = 1.0, layout: Layout | None = None,
-          deck: Deck | None = None) -> None:
+          deck: Deck | None = None, allow_origins: tuple[str, ...] = ()) -> None:
     """Run the server until Ctrl-C; with a source (the demo: the bundled recording), the
     camera keeps the game, reading the cards with `deck` (`vision.deck`) if one is given."""
     if demo and not DEMO_RECORDING.is_file():
@@ -119,7 +119,7 @@ def serve(*, host: str, port: int, data: Path, qr: bool = True, source: str | No
     feed = None if source is None else live_source(source, demo=demo, speed=speed,
                                                    layout=layout, deck=deck)
     folder = DataFolder(data)
-    app = create_app(folder, feed=feed)
+    app = create_app(folder, feed=feed, allow_origins=allow_origins)
     sock = _bind(host, port)
     shown = lan_address() if host in ("0.0.0.0", "::", "") else host
     shown = f"[{shown}]" if ":" in shown else shown

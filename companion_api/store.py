@@ -14,6 +14,7 @@ leaves either the old log or the new one, never a mix.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -22,6 +23,7 @@ from pathlib import Path
 from tracker.events import Event, LogError, parse_event
 
 _TOKEN_BYTES = 18  # 24 url-safe characters
+GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # no path leaves the games folder
 
 
 class StoreError(ValueError):
@@ -81,6 +83,9 @@ class DataFolder:
 
     # --- games -------------------------------------------------------------------------
     def log_path(self, game: str) -> Path:
+        """A game's log; StoreError for an id that is not one (no path leaves the folder)."""
+        if not GAME_ID.fullmatch(game):
+            raise StoreError(f"{game[:100]!r}: not a game id (letters, digits, '-', '_', '.')")
         return self.games / f"{game}.jsonl"
 
     def current(self) -> StoredLog | None:
