@@ -80,6 +80,7 @@ class ServerLimits:
     resend_s: float = 5.0  # a full state to every socket at least this often
     send_timeout_s: float = 5.0  # a socket that takes longer to take a message is dropped
     max_sockets: int = 1000
+    save_again_s: float = 2.0  # how often a game the disk could not keep is written again
 
 
 class NewGameRequest(BaseModel):
@@ -232,13 +233,21 @@ def create_app(data: Path | DataFolder, *, limits: ServerLimits = ServerLimits()
                 locked(session.mirror, list(tracker.events), camera,
                        tracker.open_choices(), game, deck), loop).result(30)
 
+        async def save_again() -> None:  # a full disk: the log is completed once it has room
+            while True:
+                await asyncio.sleep(limits.save_again_s)
+                if session.unsaved is not None:
+                    await locked(session.save_again)
+
         camera = feed(publish) if feed else None
         app.state.feed = camera
         if camera:
             camera.start()
+        saver = asyncio.create_task(save_again())
         try:
             yield
         finally:
+            saver.cancel()
             if camera:
                 await asyncio.to_thread(camera.stop)
             folder.close()

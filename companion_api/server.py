@@ -126,8 +126,10 @@ def serve(*, host: str, port: int, data: Path, qr: bool = True, source: str | No
     print(welcome(f"http://{shown}:{port}", app.state.token, folder.root, qr=qr,
                   demo=demo, stream=feed is not None), flush=True)
     if app.state.session.resumed_torn:
-        print("note: the last event of the stored game was cut off by a stop mid-write; it "
-              "was never confirmed to any phone and is dropped", flush=True)
+        print(f"hearthtop-companion: warning: {folder.log_path(app.state.session.game_id)}: "
+              "the last line was cut off by a stop mid-write (a power cut?); it was never "
+              "confirmed to any phone and is dropped, the rest kept", file=sys.stderr,
+              flush=True)
     config = uvicorn.Config(app, log_level="warning", access_log=False,
                             ws_max_size=64 * 1024, timeout_graceful_shutdown=3)
     try:

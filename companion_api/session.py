@@ -3,8 +3,11 @@ for an answer, and the state every client is shown.
 
 All methods are plain and synchronous; the app calls them one at a time (under its lock).
 A refused request raises `Refused` with an HTTP status and one sentence, and changes
-nothing: an event the engine cannot apply is refused before anything is written, and one
-the disk cannot keep is taken back.
+nothing: an event the engine cannot apply is refused before anything is written.
+
+A disk that cannot keep the log (full, gone) does not stop the game: play goes on in memory,
+the state says why the game is not being saved (`unsaved`), and the whole log is written
+again at the next change or `save_again`, once there is room; what was saved stays saved.
 """
 
 from __future__ import annotations
@@ -61,6 +64,7 @@ class Session:
         self.camera: str | None = None  # with a live source: ok, lost, frozen, covered, moved
         self.deck: dict | None = None  # the registered deck: {name, in_use}, or None
         self.mirrored: int | None = None  # which of the live source's games is mirrored
+        self.unsaved: str | None = None  # why the game in memory is not all on disk
         self.resumed_torn = False
         self._next_question = 1
         self._summaries: dict[str, dict[str, Any]] = {}
@@ -93,6 +97,8 @@ class Session:
             state["camera"] = self.camera
         if self.deck is not None:
             state["registered_deck"] = self.deck
+        if self.unsaved is not None:
+            state["unsaved"] = self.unsaved
         state.update(version=self.version, game=self.game_id, events=len(self.game.events),
                      recent=self.recent[-RECENT:],
                      pending=self.pending())
@@ -110,9 +116,11 @@ class Session:
             fresh, lines = _replayed([event])
         except EngineError as error:
             raise Refused(422, str(error)) from None
-        self.game_id = self.data.start(event)
+        self.data.close()
+        self.game_id, self.unsaved = self.data.new_id(), None
         self.game, self.recent = fresh, lines
         self.questions = {}
+        self._save()
         self._changed()
         return []
 
@@ -132,12 +140,7 @@ class Session:
             alerts = self.game.apply(event)
         except EngineError as error:
             raise Refused(422, str(error)) from None
-        try:
-            self.data.append(self.game_id, event)
-        except OSError as error:
-            self.game.pop()
-            raise Refused(507, f"the event could not be saved ({error.strerror}); "
-                               "nothing changed") from None
+        self._save(event)
         self.recent.append(describe_event(self.game, event))
         self._changed()
         return alerts
@@ -145,16 +148,32 @@ class Session:
     def undo(self) -> Event:
         if self.game_id is None or len(self.game.events) <= 1:
             raise Refused(409, "nothing to undo: start a new game instead")
-        kept = self.game.events[:-1]
-        try:
-            self.data.rewrite(self.game_id, kept)
-        except OSError as error:
-            raise Refused(507, f"the log could not be rewritten ({error.strerror}); "
-                               "nothing changed") from None
         event = self.game.pop()
         self.recent.pop()
+        self._save()
         self._changed()
         return event
+
+    def _save(self, event: Event | None = None) -> None:
+        """Keep the game on disk: `event` appended to a log that holds the rest, else the
+        whole log written again. A disk that cannot take it leaves the game in memory."""
+        try:
+            if event is not None and self.unsaved is None:
+                self.data.append(self.game_id, event)
+            else:
+                self.data.save(self.game_id, self.game.events)
+        except OSError as error:
+            self.unsaved = (f"the game is not being saved ({error.strerror or error}); "
+                            f"it goes on, and is saved when the disk has room")
+        else:
+            self.unsaved = None
+
+    def save_again(self) -> None:
+        """Try again to write a game the disk could not keep (the app calls this often)."""
+        if self.unsaved is not None and self.game_id is not None:
+            self._save()
+            if self.unsaved is None:
+                self._changed()
 
     def mirror(self, events: list[Event], camera: str | None = None,
                choices: list | None = None, game: int | None = None,

@@ -116,14 +116,16 @@ class DataFolder:
                     raise StoreError(f"{path}:{number}: {error}") from None
         return StoredLog(game, events, torn)
 
-    def start(self, first: Event) -> str:
-        """A new game log holding its first event; it becomes the current game."""
-        self.close()
-        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-        game = f"{stamp}-{secrets.token_hex(2)}"
-        self.rewrite(game, [first])
+    @staticmethod
+    def new_id() -> str:
+        """A new game's id: when it began, and a few random letters."""
+        return f"{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
+
+    def save(self, game: str, events: list[Event]) -> None:
+        """A game's log written whole, and the game made the current one; OSError (a full
+        disk) leaves what was stored as it was."""
+        self.rewrite(game, events)
         _write_atomic(self.root / "current", game + "\n")
-        return game
 
     def append(self, game: str, event: Event) -> None:
         """Add one event to a game's log; on disk when this returns."""

@@ -15,14 +15,15 @@ import cv2
 import httpx
 import numpy as np
 import pytest
-from live_server import ProcessServer, free_port
+from live_server import ProcessServer, ThreadServer, free_port
 
 from companion_api import store
+from companion_api.app import ServerLimits
 from companion_api.cli import replay_log
-from companion_api.session import Refused, Session
+from companion_api.session import Session
 from companion_api.store import DataFolder
 from tracker.bot import play_game
-from tracker.events import Mulligan, NewGame
+from tracker.events import NewGame
 
 VOLATILE = {"version", "recent", "pending", "game", "events"}
 
@@ -126,11 +127,10 @@ def test_sigkill_in_a_stream_of_events_loses_nothing_that_was_acknowledged(tmp_p
 
 
 def test_a_line_torn_by_a_kill_is_dropped_and_the_game_goes_on(tmp_path):
-    data = DataFolder(tmp_path)
-    game = data.start(NewGame(heroes={"p1": "jaina", "p2": "thrall"}))
-    data.close()
+    data, game = DataFolder(tmp_path), DataFolder.new_id()
+    data.save(game, [NewGame(heroes={"p1": "jaina", "p2": "thrall"})])
     with data.log_path(game).open("a") as log:
-        log.write('{"type":"mulligan","player":"p1","cou')  # killed mid-write
+        log.write('{"type":"mulligan","player":"p1","cou')  # a power cut mid-write
     stored = DataFolder(tmp_path).current()
     assert stored.torn and len(stored.events) == 1
 
@@ -141,13 +141,14 @@ def test_a_line_torn_by_a_kill_is_dropped_and_the_game_goes_on(tmp_path):
         assert live.get("/api/state").json()["events"] == 2
         assert data.log_path(game).read_text().count("\n") == 2
     finally:
-        server.kill()
+        output = server.stop()
+    warning = [line for line in output.splitlines() if "cut off" in line]
+    assert len(warning) == 1 and warning[0].startswith("hearthtop-companion: warning: ")
 
 
 def test_a_broken_stored_log_is_a_one_line_error(tmp_path):
-    data = DataFolder(tmp_path)
-    game = data.start(NewGame(heroes={"p1": "jaina", "p2": "thrall"}))
-    data.close()
+    data, game = DataFolder(tmp_path), DataFolder.new_id()
+    data.save(game, [NewGame(heroes={"p1": "jaina", "p2": "thrall"})])
     with data.log_path(game).open("a") as log:
         log.write('{"type":"play","player":"p1","card":"ZZ"}\n{"type":"end_turn"}\n')
     result = _run("--data", str(tmp_path), "--port", str(free_port()))
@@ -241,24 +242,48 @@ def test_the_demo_starts_its_game_again_after_the_end(tmp_path):
         server.stop()
 
 
-def test_an_event_the_disk_cannot_keep_is_taken_back(tmp_path, monkeypatch):
-    session = Session(DataFolder(tmp_path))
-    session.new_game(NewGame(heroes={"p1": "jaina", "p2": "thrall"}))
-    session.add(Mulligan(player="p1", count=1))
-    state, log = session.state(), session.data.log_path(session.game_id).read_bytes()
+def _disk_full(fd: int) -> None:
+    raise OSError(errno.ENOSPC, "No space left on device")
 
-    def full(fd: int) -> None:
-        raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(store.os, "fsync", full)
-    with pytest.raises(Refused) as refused:
-        session.add(Mulligan(player="p2", count=2))
-    assert refused.value.status == 507 and "No space left on device" in refused.value.detail
-    monkeypatch.undo()
-    assert {**session.state(), "version": 0} == {**state, "version": 0}
-    assert session.data.log_path(session.game_id).read_bytes() == log  # no half line left
-    session.add(Mulligan(player="p2", count=2))
-    assert len(DataFolder(tmp_path).current().events) == 3
+def test_a_full_disk_keeps_the_game_in_memory_and_saves_it_when_there_is_room(
+        tmp_path, monkeypatch):
+    """Play goes on while the disk is full (the state says why nothing is saved), what was
+    saved stays saved, no half line is left, and the whole log is written once there is
+    room again, through the running server's own retry."""
+    with ThreadServer(tmp_path, limits=ServerLimits(save_again_s=0.1)) as server:
+        game = play_game(("jaina", "thrall"), seed=3).events
+        server.post("/api/new-game", {"heroes": game[0].heroes,
+                                      "deck": game[0].deck}).raise_for_status()
+        server.post("/api/events", _body(game[1])).raise_for_status()
+        path = server.session.data.log_path(server.session.game_id)
+        saved = path.read_bytes()
+        monkeypatch.setattr(store.os, "fsync", _disk_full)
+        for event in game[2:8]:
+            assert server.post("/api/events", _body(event)).status_code == 200
+        server.post("/api/undo").raise_for_status()
+        state = server.get("/api/state").json()
+        assert "No space left on device" in state["unsaved"] and state["events"] == 7
+        assert path.read_bytes() == saved  # what was saved stays, with no half line after it
+        monkeypatch.undo()  # room again: saved within the retry's period
+        deadline = time.monotonic() + 5
+        while "unsaved" in server.get("/api/state").json():
+            assert time.monotonic() < deadline, "the game was never saved again"
+            time.sleep(0.05)
+        assert DataFolder(tmp_path).current().events == server.session.log()
+        # a new game begun on a full disk is saved, and made the current one, the same way
+        monkeypatch.setattr(store.os, "fsync", _disk_full)
+        server.post("/api/new-game", {"heroes": {"p1": "uther", "p2": "rexxar"}})
+        assert "unsaved" in server.get("/api/state").json()
+        monkeypatch.undo()
+        server.post("/api/events", {"type": "mulligan", "player": "p1", "count": 0})
+        current = DataFolder(tmp_path).current()
+        assert current.game == server.session.game_id and len(current.events) == 2
+        assert "unsaved" not in server.get("/api/state").json()
+
+
+def _body(event) -> dict:
+    return event.model_dump(mode="json", exclude_none=True, exclude={"source"})
 
 
 def test_with_a_source_the_camera_keeps_the_game_and_the_phone_gives_the_rest(tmp_path):

@@ -1,7 +1,8 @@
 // The stream overlay: read-only, driven by the WebSocket; every change animates briefly.
 
 import {
-  alertLabel, connect, deckWarning, playerName, prettify, renderSides, resultText,
+  alertLabel, connect, deckWarning, h, playerName, prettify, renderSides, resultText,
+  tableTrouble,
 } from "./state.js";
 
 const $ = (id) => document.getElementById(id);
@@ -25,6 +26,9 @@ function render(state) {
   $("deckline").hidden = !warning;
   $("deckline").textContent = warning?.text || "";
   $("deckline").className = `deckline ${warning?.level || ""}`;
+  const trouble = tableTrouble(state);
+  $("trouble").hidden = !trouble.length;
+  $("trouble").replaceChildren(...trouble.map((t) => h("div", { "data-kind": t.kind }, t.text)));
   showAlert(state);
 }
 

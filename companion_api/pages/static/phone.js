@@ -7,7 +7,7 @@
 
 import {
   alertLabel, cardLabel, cardText, characterName, connect, deckWarning, h, playerName, PLAYERS,
-  prettify, recentLines, renderSides, resultText, SUIT,
+  prettify, recentLines, renderSides, resultText, SUIT, tableTrouble,
 } from "./state.js";
 
 const $ = (id) => document.getElementById(id);
@@ -196,12 +196,21 @@ function render() {
     renderSides({ p1: $("slot-p1"), p2: $("slot-p2") }, state);
     renderMiddle(state);
   }
+  renderTrouble(state);
   renderQuestions(state);
   renderDeck(state);
   renderAlerts(state);
   renderRecent(state);
   renderActions();
   renderTargets();
+}
+
+// The camera's condition and a game not being saved: an alert at the top until it is over
+function renderTrouble(state) {
+  const box = $("trouble");
+  const trouble = tableTrouble(state);
+  box.hidden = !trouble.length;
+  box.replaceChildren(...trouble.map((t) => h("div", { "data-kind": t.kind }, t.text)));
 }
 
 // With a camera and a registered deck: whether the deck reads the cards, or the table

@@ -216,6 +216,24 @@ export function recentLines(state) {
   });
 }
 
+// What the players must know now about the table's machinery, in words: the camera's
+// condition when it is not ok, and a game the server cannot save. [] when all is well.
+const CAMERA_TROUBLE = {
+  lost: "Camera lost: no picture. Play on; the score catches up when it is back.",
+  frozen: "Camera frozen: the picture has stopped. Play on; check the camera's cable.",
+  covered: "Camera covered: something lies over the table. Clear the view to go on.",
+  moved: "Camera moved: finding the table's markers again.",
+};
+
+export function tableTrouble(state) {
+  const trouble = [];
+  if (CAMERA_TROUBLE[state.camera]) {
+    trouble.push({ kind: `camera-${state.camera}`, text: CAMERA_TROUBLE[state.camera] });
+  }
+  if (state.unsaved) trouble.push({ kind: "unsaved", text: `Not saved: ${state.unsaved}.` });
+  return trouble;
+}
+
 // The end of the deck, in words, or null: {text, level: "warn" | "danger"}.
 export function deckWarning(state, nearly = 3) {
   if (!state?.players?.p1 || state.over) return null;
