@@ -36,8 +36,10 @@ from .track import TableReader, TrackError, frames_of, read_phone
 if TYPE_CHECKING:
     from vision.deck import Deck
 
-LOST_AFTER_S = 2.0  # no frame for this long: the camera is lost
-RETRY_S = 1.0  # between attempts to open a lost camera again
+LOST_AFTER_S = 1.0  # no frame for this long: the camera is lost
+RETRY_S = 0.5  # the first wait before opening a lost camera again, doubled each time …
+MAX_RETRY_S = 5.0  # … up to this: a camera plugged back in is found within seconds
+STREAM_TIMEOUT_MS = 1500  # a stream that answers nothing this long is lost, not waited on
 STREAM_FPS = 8.0  # the annotated stream is for people: a few frames a second
 REST_S = 8.0  # on a looped recording's last frame (at real time), before it starts again
 DEFAULT_FPS = 15.0  # a recording that does not say its own (simulate's default)
@@ -93,7 +95,12 @@ def _fps(frames: Path) -> float:
 
 
 def _open(source: str) -> cv2.VideoCapture:
-    return cv2.VideoCapture(int(source) if source.isdigit() else source)
+    if source.isdigit():
+        return cv2.VideoCapture(int(source))
+    # FFmpeg waits 30 s by default for a stream that went quiet
+    return cv2.VideoCapture(source, cv2.CAP_ANY, [
+        cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, STREAM_TIMEOUT_MS,
+        cv2.CAP_PROP_READ_TIMEOUT_MSEC, STREAM_TIMEOUT_MS])
 
 
 class CameraFeed:
@@ -160,19 +167,24 @@ class CameraFeed:
         self._idle()
 
     def _watch(self, reader: TableReader, source: str) -> None:
-        """A camera or stream, frames as it gives them, opened again when lost."""
+        """A camera or stream, frames as it gives them; one that stops is opened again,
+        waiting longer each time it fails (`RETRY_S` doubling to `MAX_RETRY_S`), and the
+        game goes on when it is back. The phone's inputs count meanwhile."""
         capture = _open(source)
-        last_frame = time.monotonic()
+        last_frame, wait = time.monotonic(), RETRY_S
         while not self._stop.is_set():
             ok, frame = capture.read() if capture.isOpened() else (False, None)
-            if ok:
-                last_frame = time.monotonic()
+            if ok and frame is not None and frame.size:
+                last_frame, wait = time.monotonic(), RETRY_S
                 self._step(reader, self.frame, frame)
                 continue
             lost = time.monotonic() - last_frame > LOST_AFTER_S
+            if lost:
+                reader.tracker.blind()  # the table goes on without the camera
             self._update(self._take_inputs(), "lost" if lost else self.status)
             capture.release()
-            self._stop.wait(RETRY_S)
+            self._wait(wait)
+            wait = min(2 * wait, MAX_RETRY_S)
             capture = _open(source)
         capture.release()
 

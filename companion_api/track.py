@@ -42,12 +42,15 @@ class TrackError(ValueError):
 
 def frames_of(source: Path) -> Iterator[tuple[int, np.ndarray | None]]:
     """(index, frame) of a folder of images (by name) or a video file; None for a frame
-    that cannot be read (it is skipped, the game goes on)."""
+    that cannot be read (it is skipped, the game goes on). Images named by number are
+    indexed by it: a frame the camera never gave leaves a gap (`simulate` names them so)."""
     if source.is_dir():
         paths = sorted(p for p in source.iterdir() if p.suffix.lower() in IMAGES)
         if not paths:
             raise TrackError(f"{source}: no images in the folder")
-        for index, path in enumerate(paths):
+        numbered = all(p.stem.isdigit() for p in paths)
+        indexed = sorted((int(p.stem), p) for p in paths) if numbered else enumerate(paths)
+        for index, path in indexed:
             try:
                 yield index, read_image(path)
             except ImageError:
@@ -121,8 +124,14 @@ class TrackResult:
 class TableReader:
     """One frame at a time to the game: the calibration follows the markers, the recogniser
     names the cards, the stabilizer says when a changed view holds, the tracker explains
-    it. `status` is how the last frame looked (ok, moved, lost); `seen` its cards (None
-    with no calibration)."""
+    it. `status` is the camera's condition at the last frame (`CONDITIONS`); `seen` its
+    cards (None when the table was not looked at).
+
+    A camera that shows nothing of the table (frozen, dark, or no frames for a while: a
+    blind spell) is not looked through: the stabilizer keeps the table as it last held, and
+    the tracker is told (`LiveTracker.blind`), so that the first view after it may be
+    explained by the several events that happened meanwhile. A frame of another size (the
+    camera changed its mode) finds the markers afresh."""
 
     def __init__(self, tracker: LiveTracker, layout: Layout | None = None,
                  deck: Deck | None = None) -> None:
@@ -141,14 +150,21 @@ class TableReader:
         self.status, self.seen = "lost", None
         self.sighted: list[Sighting] = []  # the last frame's cards, in table mm
         self.moving: frozenset[str] = frozenset()  # and the zones where something moved
+        self._last: tuple[int, np.ndarray] | None = None  # the last frame's index, sample
+        self._repeats = 0  # frames running that repeat the one before exactly
+        self._hidden = 0  # frames running in which most cards on the table went unseen
 
     def look(self, index: int, frame: np.ndarray) -> bool:
         """Take one frame; True when the game's log may have changed."""
+        self.seen, self.sighted, self.moving = None, [], frozenset()
+        self.status = self._blind_to(index, frame)
+        if self.status != "ok":
+            self.tracker.blind()
+            return False
         update = self.calibrations.update(frame)
         calibration = update.calibration
-        self.status = "moved" if update.status == "moved" else (
-            "ok" if calibration is not None else "lost")
-        self.seen, self.sighted, self.moving = None, [], frozenset()
+        self.status = {"moved": "moved", "held": "covered", "stale": "covered"}.get(
+            update.status, "ok" if calibration is not None else "lost")
         moved = self.motion.update(frame)
         if calibration is None:
             return False
@@ -156,7 +172,30 @@ class TableReader:
         self.moving = self.moving_zones(moved, calibration, frame.shape)
         self.sighted = sightings(self.seen, calibration.to_table, self.layout) + \
             self.hero_cards(frame, calibration)
-        return self.take(index, self.sighted, self.moving)
+        changed = self.take(index, self.sighted, self.moving)
+        self._hidden = self._hidden + 1 if self.stabilizer.unseen(index) >= HIDDEN_SHARE else 0
+        if self._hidden >= HIDDEN_FRAMES and self.status == "ok":
+            self.status = "covered"  # a towel, an arm across: the cards under it are kept
+        return changed
+
+    def _blind_to(self, index: int, frame: np.ndarray) -> str:
+        """`ok`, or why the camera shows nothing of the table: `frozen` (the same picture,
+        exactly, frame after frame: a live camera's noise makes no two alike), `covered` (a
+        dark picture: the lens covered), `lost` (frames missing for a while before this)."""
+        sample = frame[::SAMPLE_PX, ::SAMPLE_PX]
+        last, self._last = self._last, (index, sample)
+        if last is not None and last[1].shape != sample.shape:  # another mode: start afresh
+            self.calibrations = CalibrationTracker(tuple(self.layout.table_mm))
+            self.motion, self._heroes, last = MotionMask(), {}, None
+        self._repeats = self._repeats + 1 if (
+            last is not None and np.array_equal(last[1], sample)) else 0
+        if self._repeats >= FROZEN_FRAMES:
+            return "frozen"
+        if sample.mean() < DARK_LEVEL:
+            return "covered"
+        if last is not None and index - last[0] > MISSING_FRAMES:
+            self.tracker.blind()  # frames missing: the table went on without the camera
+        return "ok"
 
     def take(self, index: int, sighted: list[Sighting], moving: frozenset[str]) -> bool:
         """A frame's cards and moving zones to the stabilizer, and a stable change to the
@@ -214,6 +253,12 @@ class TableReader:
 
 
 DECIDE_FRAMES = 15  # still frames after which a view left waiting is decided as it is
+CONDITIONS = ("ok", "lost", "frozen", "covered", "moved")  # the camera's, in the state
+SAMPLE_PX = 8  # frame px between the pixels compared to tell a frozen or dark picture
+FROZEN_FRAMES = 8  # the same picture this many times running: the camera has stalled
+DARK_LEVEL = 24.0  # a mean grey under this: nothing of the table shows
+MISSING_FRAMES = 8  # frames missing in a row that make a blind spell
+HIDDEN_SHARE, HIDDEN_FRAMES = 0.4, 8  # this share of the cards unseen this long: covered
 HERO_PX_MM = 2.0  # the hero zone's picture, px a table mm
 HERO_MARGIN_MM = 10.0  # around the zone: a card turned on its corner reaches past it
 

@@ -4,14 +4,19 @@ each game the camera starts."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import cv2
 import numpy as np
+from live_server import free_port
 
 from companion_api.cli import main
 from companion_api.feed import CameraFeed, Recording
+from companion_api.server import DEMO_RECORDING
 from companion_api.session import Session
 from companion_api.store import DataFolder
 from tracker.events import EndTurn, NewGame
@@ -103,3 +108,82 @@ def test_a_new_game_from_the_camera_with_the_same_heroes_keeps_the_last_one(tmp_
     session.mirror(list(tracker.events), "ok", [], game=2)
     assert session.game_id != first and len(session.game.events) == 1
     assert len(DataFolder(tmp_path).read(first).events) == 2  # not undone into the new one
+
+
+class _MjpegCamera:
+    """An IP camera on loopback: `frames` (JPEG) looped as an MJPEG stream at `fps`, that
+    can be switched off (every connection dropped) and on again at the same address."""
+
+    def __init__(self, frames: list[bytes], port: int, fps: float = 12.0) -> None:
+        self.frames, self.port, self.fps = frames, port, fps
+        self.server: ThreadingHTTPServer | None = None
+
+    def on(self) -> None:
+        camera = self
+
+        class Stream(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "multipart/x-mixed-replace; boundary=frame")
+                self.end_headers()
+                number = 0
+                with contextlib.suppress(OSError):
+                    while camera.server is server:
+                        jpeg = camera.frames[number % len(camera.frames)]
+                        self.wfile.write(b"--frame\r\nContent-Type: image/jpeg\r\n"
+                                         b"Content-Length: %d\r\n\r\n" % len(jpeg) + jpeg
+                                         + b"\r\n")
+                        number += 1
+                        time.sleep(1 / camera.fps)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", self.port), Stream)
+        server.daemon_threads = True
+        self.server = server
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+
+    def off(self) -> None:
+        server, self.server = self.server, None  # the streams stop at their next frame
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_stream_that_stops_is_reopened_and_the_game_goes_on(tmp_path):
+    """A phone used as an IP camera goes to sleep and wakes: the feed says the camera is
+    lost within 2 s, keeps taking the phone's inputs, and reads the table again once the
+    stream is back, at the same address."""
+    video = cv2.VideoCapture(str(DEMO_RECORDING))
+    frames = [cv2.imencode(".jpg", video.read()[1])[1].tobytes() for _ in range(24)]
+    video.release()
+    camera = _MjpegCamera(frames, free_port())
+    camera.on()
+    seen: list[tuple[float, str]] = []
+    feed = CameraFeed(f"http://127.0.0.1:{camera.port}/stream.mjpg",
+                      lambda tracker, status, game, deck: seen.append((time.monotonic(), status)))
+
+    def wait_for(status: str, seconds: float) -> float:
+        deadline = time.monotonic() + seconds
+        while not seen or seen[-1][1] != status:
+            assert time.monotonic() < deadline, f"never {status}: {seen}"
+            time.sleep(0.02)
+        return seen[-1][0]
+
+    feed.start()
+    try:
+        wait_for("ok", 60)  # the models load first
+        frames_before = feed.frame
+        off = time.monotonic()
+        camera.off()
+        assert wait_for("lost", 10) - off <= 2.0
+        feed.phone(NewGame(heroes={"p1": "jaina", "p2": "thrall"}))  # the phone still counts
+        time.sleep(3)  # the feed tries again, waiting longer each time
+        camera.on()
+        back = time.monotonic()
+        assert wait_for("ok", 15) - back <= 8.0
+        assert feed.frame > frames_before
+        assert [e.type for e in feed.tracker.events] == ["new_game"]
+    finally:
+        feed.stop()
+        camera.off()

@@ -18,7 +18,7 @@ from .cards import other
 from .engine import Game
 from .events import Event, NewGame
 from .narrate import describe_event
-from .reconcile import NO_HINTS, Explanation, Hints, explain, may_hold
+from .reconcile import BLIND_DEPTH, NO_HINTS, Explanation, Hints, explain, may_hold
 from .view import TableView, expected_view
 
 PHONE_EVENTS = ("new_game", "end_turn", "concede")
@@ -74,6 +74,8 @@ class LiveTracker:
     # the last explanation applied, which the next view may revise: where it went in the
     # log, the explanation, its hints, whether it asked a question
     _last: tuple[int, Explanation, Hints, bool] | None = None
+    # the camera saw nothing for a while: the next view may need several events
+    _after_blind: bool = False
 
     @property
     def events(self) -> list[Event]:
@@ -94,6 +96,12 @@ class LiveTracker:
             event = event.model_copy(update={"source": "phone"})
         self.game.apply(event)
 
+    def blind(self) -> None:
+        """The camera saw nothing for a while (lost, frozen, covered): the game went on, so
+        the next view is explained by up to `BLIND_DEPTH` events; nothing is guessed
+        meanwhile."""
+        self._after_blind = True
+
     def seen(self, view: TableView, hints: Hints = NO_HINTS, *, now: bool = False) -> Explanation:
         """A stable view of the table: apply the events that explain it. A view that no
         events explain well may have been caught mid-move (a minion on the pile, the
@@ -108,7 +116,8 @@ class LiveTracker:
         if waited:
             return self._after_waiting(waited, view, hints, now)
         self._unmask_secrets(hints.revealed)
-        found = explain(self.game, view, hints)
+        depth, self._after_blind = BLIND_DEPTH if self._after_blind else 2, False
+        found = explain(self.game, view, hints, depth=depth)
         if not found.explained and self._revise(view, hints, found):
             return self._last[1]
         return self._apply_or_wait(found, hints, now)

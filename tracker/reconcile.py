@@ -7,7 +7,8 @@ prediction is nearest to what the camera sees is chosen. Candidates come from wh
 a card newly face up is played (each target and choice), a minion seen in its attack zone
 or a hero whose card was tilted attacks (each target), a change with no new card may be the
 hero power.
-When no single event explains the view, pairs are tried. Candidates that leave the same
+When no single event explains the view, pairs are tried (and after a blind spell, up to
+four events: `BLIND_DEPTH`). Candidates that leave the same
 view but a different game (Fireblast at one hero or the other: hero health is never on the
 table) make the choice ambiguous: the answer lists them, most likely first, for a question.
 
@@ -43,7 +44,8 @@ EXPLAINED = 0.5  # at most this far: the view is explained
 TOKEN = "token"  # an attacker hint: a face-down stack slid forward (one of the tokens)
 NOISE = 1.5  # what a camera's view may be off by with nothing having happened
 EXTRA_EVENT = 0.75  # a second event must explain more than one marker
-DEPTH_TWO_KEEP = 6  # single events kept to try a second one after
+DEPTH_TWO_KEEP = 6  # sequences kept to try one event more after (the beam's width)
+BLIND_DEPTH = 4  # events the camera may have missed while it saw nothing
 DISCARD_TOGETHER = 3  # the pile's top cards whose order the camera may see mixed
 
 
@@ -268,22 +270,25 @@ def _unlikely(game: Game, events: list[Event]) -> int:
 
 def explain(game: Game, seen: TableView, hints: Hints = NO_HINTS, *, depth: int = 2,
             seed: int = 0) -> Explanation:
-    """The events, at most `depth` of them, whose predicted view is nearest to `seen`."""
+    """The events, at most `depth` of them, whose predicted view is nearest to `seen`: one
+    event, then, while none explains the view, the nearest few sequences one event longer
+    (a beam: after a blind spell the camera may have missed several)."""
     rng = random.Random(seed)
     still = view_distance(expected_view(game), seen)
     scored: list[tuple[float, list[Event], Game]] = []
-    for event in candidates(game, seen, rng, hints):
-        result = _score(game, [event], seen)
-        if result:
-            scored.append((result[0], [event], result[1]))
-    scored.sort(key=lambda s: (s[0], _unlikely(game, s[1])))
-    if depth > 1 and (not scored or scored[0][0] > EXPLAINED):
-        for _, first, ahead in scored[:DEPTH_TWO_KEEP]:
+    beam: list[tuple[float, list[Event], Game]] = [(still, [], game)]
+    for _ in range(depth):
+        longer = []
+        for _, before, ahead in beam:
             for event in candidates(ahead, seen, rng, hints):
-                result = _score(game, [*first, event], seen)
+                result = _score(game, [*before, event], seen)
                 if result:
-                    scored.append((result[0], [*first, event], result[1]))
-        scored.sort(key=lambda s: (s[0], _unlikely(game, s[1])))
+                    longer.append((result[0], [*before, event], result[1]))
+        longer.sort(key=lambda s: (s[0], _unlikely(game, s[1])))
+        scored = sorted(scored + longer, key=lambda s: (s[0], _unlikely(game, s[1])))
+        if not scored or scored[0][0] <= EXPLAINED:
+            break
+        beam = longer[:DEPTH_TWO_KEEP]
     if not scored:
         return Explanation([], still)
     best, events, ahead = scored[0]

@@ -149,6 +149,12 @@ class Stabilizer:
         """The last stable view."""
         return self._last_view
 
+    def unseen(self, frame: int, least: int = 4) -> float:
+        """The share of the cards on the table not seen in `frame` (0 with fewer than
+        `least` on it): most of them unseen at once is the table covered, not a hand."""
+        lying = [t for t in self.tracks if t.on_table]
+        return sum(t.last != frame for t in lying) / len(lying) if len(lying) >= least else 0.0
+
     @property
     def still_for(self) -> int:
         """Frames the table has looked the same, with nothing moving."""
