@@ -25,8 +25,16 @@ For each game (bot games that aim as people do, every hero at least twice):
 - illegal plays written into games (perfect camera): each kind flagged with the engine's
   code; and no illegal alert on a legal game.
 
+With `--faults K`, each video game has K camera faults (`simulate --faults`), their kinds
+taken in turn so that every kind comes as often as the others, at even spaces through the
+game: the game goes on during each exactly as its log says. Beside the figures above: the
+events done while the camera was blind (a fault's frames) and how many were recovered; the
+events the log gained that never happened; the seconds from a fault's first frame to the
+camera's condition saying so, and from its last frame to the table being read again.
+
     python bench/track.py [--games N] [--seed S]
     python bench/track.py --camera video [--games 30] [--fps 15] [--work DIR] [--deck]
+                          [--faults 3]
 """
 
 from __future__ import annotations
@@ -53,6 +61,11 @@ from tracker.live import LiveTracker
 from vision.synth.game_views import event_key, readable_state, track_perfectly
 
 SEEN = ("play", "attack", "hero_power", "secret_revealed")  # what the camera reports
+# the camera's condition each kind of fault should bring (light and resize blind nothing;
+# a dropout gives no frames at all: the live feed says `lost` by its clock, not a frame)
+ALERTS = {"freeze": "frozen", "black": "covered", "occlude": "covered", "bump": "moved"}
+FAULT_SECONDS = {"dropout": 2.0, "freeze": 2.0, "black": 1.5, "bump": 0.0, "occlude": 3.0,
+                 "light": 6.0, "resize": 3.0}
 
 
 # --- illegal plays written into legal games -------------------------------------------------
@@ -106,6 +119,11 @@ class Score:
     secret_suits: list[str] = field(default_factory=list)  # of those, face-down secrets
     frame_ms: list[float] = field(default_factory=list)
     delays_ms: list[float] = field(default_factory=list)
+    # with faults: events done while the camera was blind, and of them recovered …
+    blind_events: int = 0
+    blind_recovered: int = 0
+    # … each fault's kind, seconds to its alert (None: none came) and back to reading
+    faults: list[tuple[str, float | None, float | None]] = field(default_factory=list)
 
 
 def score(truth: Game, tracker: LiveTracker) -> tuple[Score, list[tuple[int, int]]]:
@@ -143,25 +161,41 @@ def registered_deck(folder: Path, seed: int):  # -> vision.deck.Deck
     return registered(meta["design"], seed, meta["back_variant"])[0].deck
 
 
+def fault_spec(game: int, count: int, events: int) -> str | None:
+    """`count` faults for game number `game`: kinds in turn across the games, at even
+    spaces through a game of about `events` events."""
+    from vision.synth.game_faults import KINDS
+    from vision.synth.game_video import SECONDS_AN_EVENT
+
+    seconds = SECONDS_AN_EVENT * events
+    kinds = [KINDS[(game * count + k) % len(KINDS)] for k in range(count)]
+    return ",".join(f"{kind}@{seconds * (k + 1) / (count + 1):.1f}+{FAULT_SECONDS[kind]:g}"
+                    for k, kind in enumerate(kinds)) or None
+
+
 def video_game(truth: Game, folder: Path, seed: int, fps: float, deck: bool = False,
-               ) -> tuple[Score, LiveTracker]:
-    """Render the game, read it back through the real path, score it; with `deck`, the
-    game's deck registered first (`registered_deck`)."""
+               faults: str | None = None) -> tuple[Score, LiveTracker]:
+    """Render the game (with the camera `faults` of `simulate --faults`), read it back
+    through the real path, score it; with `deck`, the game's deck registered first
+    (`registered_deck`)."""
     from companion_api.track import TableReader, frames_of, read_phone
     from vision.synth.game_video import simulate
 
     folder.mkdir(parents=True, exist_ok=True)
     dump_log(truth.events, folder / "game.jsonl")
-    simulate(folder / "game.jsonl", folder / "video", seed=seed, fps=fps, progress=False)
+    simulate(folder / "game.jsonl", folder / "video", seed=seed, fps=fps, faults=faults,
+             progress=False)
     inputs = read_phone(folder / "video" / "phone.jsonl")
     reader = TableReader(LiveTracker(), deck=registered_deck(folder, seed) if deck else None)
     applied: list[int] = []  # the frame at which each of the tracker's events was applied
     frame_ms: list[float] = []
     seen = []  # each frame's cards and moving zones, kept to study a game again offline
+    conditions: dict[int, str] = {}  # the camera's condition at each frame there was
     for index, frame in frames_of(folder / "video" / "frames"):
         started = time.thread_time()
         if frame is not None:
             reader.look(index, frame)
+            conditions[index] = reader.status
         for event in inputs.pop(index, []):
             reader.phone(index, event)
         frame_ms.append(1000 * (time.thread_time() - started))
@@ -169,10 +203,31 @@ def video_game(truth: Game, folder: Path, seed: int, fps: float, deck: bool = Fa
         seen.append(None if reader.seen is None else (reader.sighted, reader.moving))
     result = _read_to_the_end(truth, reader, applied, folder, fps, frame_ms)
     result.frame_ms = frame_ms
+    if faults:
+        _score_faults(result, truth, reader.tracker, folder / "video", conditions, fps)
     with open(folder / "video" / "seen.pkl", "wb") as out:
         pickle.dump(seen, out)
     shutil.rmtree(folder / "video" / "frames")  # hundreds of MB a game
     return result, reader.tracker
+
+
+def _score_faults(result: Score, truth: Game, tracker: LiveTracker, video: Path,
+                  conditions: dict[int, str], fps: float) -> None:
+    """Each fault's alert and recovery, and the events done while the camera was blind."""
+    faults = [json.loads(line) for line in (video / "faults.jsonl").read_text().splitlines()]
+    done = [json.loads(line)["frame"] for line in (video / "truth.jsonl").read_text().splitlines()]
+    _, pairs = score(truth, tracker)
+    matched = {t for t, _ in pairs}
+    blind = [i for i, frame in enumerate(done) if truth.events[i].type in SEEN and any(
+        f["first_frame"] <= frame <= f["last_frame"] + 1 for f in faults)]
+    result.blind_events, result.blind_recovered = len(blind), len(set(blind) & matched)
+    for fault in faults:
+        first, last, kind = fault["first_frame"], fault["last_frame"], fault["kind"]
+        alert = next((n for n in sorted(conditions) if n >= first
+                      and conditions[n] == ALERTS.get(kind)), None) if kind in ALERTS else None
+        back = next((n for n in sorted(conditions) if n > last and conditions[n] == "ok"), None)
+        result.faults.append((kind, None if alert is None or alert > last + fps else
+                              (alert - first) / fps, None if back is None else (back - last) / fps))
 
 
 def replay_game(truth: Game, folder: Path, fps: float) -> Score:
@@ -249,6 +304,26 @@ def report(scores: list[Score], what: str, elapsed: float) -> None:
     if delays:
         print(f"table settled -> state changed: median {statistics.median(delays):.0f} ms, "
               f"p95 {statistics.quantiles(delays, n=20)[-1]:.0f} ms over {len(delays)} events")
+    faults = [f for s in scores for f in s.faults]
+    if faults:
+        fault_report(scores, faults, given - matched)
+
+
+def fault_report(scores: list[Score], faults: list, invented: int) -> None:
+    blind = sum(s.blind_events for s in scores)
+    print(f"camera faults: {len(faults)}; events done while the camera was blind: "
+          f"{sum(s.blind_recovered for s in scores)} of {blind} recovered; events in the logs "
+          f"that did not happen (given, not matched): {invented}")
+    for kind in sorted({f[0] for f in faults}):
+        mine = [f for f in faults if f[0] == kind]
+        alerts = [f[1] for f in mine if f[1] is not None]
+        backs = [f[2] for f in mine if f[2] is not None]
+        said = (f"alert ({ALERTS[kind]}) in {len(alerts)}/{len(mine)}" + (
+            f", median {statistics.median(alerts):.2f} s, max {max(alerts):.2f} s"
+            if alerts else "")) if kind in ALERTS else "no alert expected"
+        print(f"  {kind:<8} x{len(mine):<3} {said}; read again after: " + (
+            f"median {statistics.median(backs):.2f} s, max {max(backs):.2f} s" if backs
+            else "never"))
 
 
 def illegal_report(seed: int, video: tuple[Path, float] | None = None) -> None:
@@ -287,6 +362,8 @@ def main() -> None:
     parser.add_argument("--stop", type=int,
                         help="video: the game to stop before (with --first: a share of the "
                              "games, for runs side by side)")
+    parser.add_argument("--faults", type=int, default=0, metavar="K",
+                        help="video: K camera faults a game, kinds in turn (simulate --faults)")
     parser.add_argument("--no-illegal", action="store_true",
                         help="leave out the illegal plays (a run sharing --work with another)")
     args = parser.parse_args()
@@ -312,13 +389,14 @@ def main() -> None:
         if number < args.first or (args.stop is not None and number >= args.stop):
             continue
         scores.append(video_game(truth, done.parent, args.seed + number, args.fps,
-                                 args.deck)[0])
+                                 args.deck, fault_spec(number, args.faults,
+                                                       len(truth.events)))[0])
         done.write_text(json.dumps(asdict(scores[-1])))
         print(f"game {number}: {heroes[0]} v {heroes[1]}, right {scores[-1].right}, "
               f"{scores[-1].matched}/{scores[-1].truth} events", flush=True)
     what = {"perfect": "through a perfect camera (the reconciler and live tracker alone)",
             "video": f"simulated as table video at {args.fps:g} fps and read back by the real "
-                     "path",
+                     "path" + (f", {args.faults} camera faults a game" if args.faults else ""),
             "replay": "read from video once, their cards replayed to the stabilizer and "
                       "tracker as they are now"}[args.camera]
     report(scores, what, time.perf_counter() - started)

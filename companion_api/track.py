@@ -43,18 +43,19 @@ class TrackError(ValueError):
 def frames_of(source: Path) -> Iterator[tuple[int, np.ndarray | None]]:
     """(index, frame) of a folder of images (by name) or a video file; None for a frame
     that cannot be read (it is skipped, the game goes on). Images named by number are
-    indexed by it: a frame the camera never gave leaves a gap (`simulate` names them so)."""
+    indexed by it, and a number missing is a None frame: the camera gave no picture then
+    (`simulate` names them so), and the phone's inputs at that frame still count."""
     if source.is_dir():
         paths = sorted(p for p in source.iterdir() if p.suffix.lower() in IMAGES)
         if not paths:
             raise TrackError(f"{source}: no images in the folder")
-        numbered = all(p.stem.isdigit() for p in paths)
-        indexed = sorted((int(p.stem), p) for p in paths) if numbered else enumerate(paths)
-        for index, path in indexed:
-            try:
-                yield index, read_image(path)
-            except ImageError:
-                yield index, None
+        numbered = {int(p.stem): p for p in paths if p.stem.isdigit()}
+        if len(numbered) < len(paths) or max(numbered) - min(numbered) >= 4 * len(paths):
+            for index, path in enumerate(paths):  # not a camera's numbered frames
+                yield index, _frame(path)
+            return
+        for index in range(min(numbered), max(numbered) + 1):
+            yield index, _frame(numbered[index]) if index in numbered else None
         return
     capture = cv2.VideoCapture(str(source))
     if not capture.isOpened():
@@ -69,6 +70,13 @@ def frames_of(source: Path) -> Iterator[tuple[int, np.ndarray | None]]:
             index += 1
     finally:
         capture.release()
+
+
+def _frame(path: Path) -> np.ndarray | None:
+    try:
+        return read_image(path)
+    except ImageError:
+        return None
 
 
 def read_phone(path: Path) -> dict[int, list[Event]]:
