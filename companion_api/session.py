@@ -64,7 +64,7 @@ class Session:
         self.camera: str | None = None  # with a live source: ok, lost, frozen, covered, moved
         self.deck: dict | None = None  # the registered deck: {name, in_use}, or None
         self.mirrored: int | None = None  # which of the live source's games is mirrored
-        self.unsaved: str | None = None  # why the game in memory is not all on disk
+        self.unsaved: str | None = None  # why the game in memory is not all on disk (OSError)
         self.resumed_torn = False
         self._next_question = 1
         self._summaries: dict[str, dict[str, Any]] = {}
@@ -163,8 +163,7 @@ class Session:
             else:
                 self.data.save(self.game_id, self.game.events)
         except OSError as error:
-            self.unsaved = (f"the game is not being saved ({error.strerror or error}); "
-                            f"it goes on, and is saved when the disk has room")
+            self.unsaved = error.strerror or str(error)  # the system's words: the pages say it
         else:
             self.unsaved = None
 

@@ -35,6 +35,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-sync"]
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = Path(__file__).with_name("artifacts")
+SAMPLE = Path(__file__).resolve().parents[1] / "tracker" / "samples" / "demo_game.jsonl"
 DOCS = ROOT / "docs"
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2,
          "is_mobile": True, "has_touch": True}
@@ -618,3 +619,69 @@ def test_the_phone_says_which_registered_deck_the_camera_reads(browser, tmp_path
     finally:
         output = server.stop()
     assert "Traceback" not in output
+
+
+def test_the_phone_and_the_overlay_say_at_once_when_the_camera_is_covered(browser, tmp_path):
+    """A recording whose lens is covered for a while (`simulate --faults black@…`) played
+    as a live source: the phone and the overlay show it within 2 s of the state saying so,
+    and stop once the camera sees the table again."""
+    from live_server import ProcessServer
+
+    from companion_api.cli import main
+
+    log = tmp_path / "game.jsonl"
+    log.write_text("".join(SAMPLE.read_text().splitlines(keepends=True)[:8]))
+    out = tmp_path / "sim"
+    assert main(["simulate", str(log), "--out", str(out), "--size", "640x360", "--fps", "10",
+                 "--seed", "2", "--faults", "black@4+5"]) == 0
+    server = ProcessServer(tmp_path / "data", "--source", str(out))
+    live = server.start()
+    try:
+        phone = browser.new_context(**PHONE).new_page()
+        phone.goto(live.url + "/")
+        overlay = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
+        overlay.goto(live.url + "/overlay")
+
+        def state_says(camera: str) -> None:
+            deadline = time.monotonic() + 60
+            while httpx.get(live.url + "/api/state").json().get("camera") != camera:
+                assert time.monotonic() < deadline, f"the camera was never {camera}"
+                time.sleep(0.05)
+
+        state_says("covered")
+        for page in (phone, overlay):
+            trouble = page.get_by_test_id("trouble")
+            trouble.wait_for(state="visible", timeout=2000)
+            assert trouble.inner_text().startswith("Camera covered")
+        shot(phone, "phone_camera_covered")
+        shot(overlay, "overlay_camera_covered")
+        state_says("ok")
+        for page in (phone, overlay):
+            page.get_by_test_id("trouble").wait_for(state="hidden", timeout=2000)
+        phone.context.close()
+        overlay.context.close()
+    finally:
+        output = server.stop()
+    assert "Traceback" not in output
+
+
+def test_the_phone_says_when_the_game_is_not_being_saved(pages, live, monkeypatch):
+    """A full disk: the play is accepted and the phone says it is not saved; the banner
+    goes once the server has written the game again (it tries every 2 s)."""
+    import errno
+
+    from companion_api import store
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    start_game(live, mulligans=False)
+    phone = pages.phone()
+    monkeypatch.setattr(store.os, "fsync", full)
+    live.event("mulligan", player="p1", count=0)
+    trouble = tid(phone, "trouble")
+    trouble.wait_for(state="visible", timeout=2000)
+    assert "Not saved" in trouble.inner_text() and "No space left" in trouble.inner_text()
+    shot(phone, "phone_not_saved")
+    monkeypatch.undo()
+    trouble.wait_for(state="hidden", timeout=SHORT)

@@ -221,7 +221,7 @@ export function recentLines(state) {
 const CAMERA_TROUBLE = {
   lost: "Camera lost: no picture. Play on; the score catches up when it is back.",
   frozen: "Camera frozen: the picture has stopped. Play on; check the camera's cable.",
-  covered: "Camera covered: something lies over the table. Clear the view to go on.",
+  covered: "Camera covered: it cannot see the table. Play on; clear its view.",
   moved: "Camera moved: finding the table's markers again.",
 };
 
@@ -230,7 +230,10 @@ export function tableTrouble(state) {
   if (CAMERA_TROUBLE[state.camera]) {
     trouble.push({ kind: `camera-${state.camera}`, text: CAMERA_TROUBLE[state.camera] });
   }
-  if (state.unsaved) trouble.push({ kind: "unsaved", text: `Not saved: ${state.unsaved}.` });
+  if (state.unsaved) {
+    trouble.push({ kind: "unsaved", text: `Not saved: the server's disk says “${state.unsaved}”.`
+      + " Play on; the game is saved as soon as there is room." });
+  }
   return trouble;
 }
 
