@@ -8,7 +8,8 @@ frames offered (the recording's frames whose time came) and looked at (the other
 and dropped, as live), games begun, the CPU time of the feed's thread per frame looked at
 (median, p95), and the process's resident memory. At the end: memory at the start (after
 the first `--warm` frames: the models loaded, the first game seen) and at the end, its
-growth (target under 5 %), and the per-frame time at both ends.
+growth (target under 5 %), its growth over the second half alone (where a leak still grows
+and a cache that fills has stopped), and the per-frame time at both ends.
 
     python bench/soak.py [--frames 100000] [--clients 20] [--speed 2] [--every 2000]
 """
@@ -148,6 +149,10 @@ def report(args: argparse.Namespace, lines: list[dict], peak_kib: int, seconds: 
           f"{last['rss_kib'] / 1024:.0f} MB at the end: {growth:+.1%} "
           f"({'under' if growth < TARGET_GROWTH else 'OVER'} the {TARGET_GROWTH:.0%} target); "
           f"peak {peak_kib / 1024:.0f} MB")
+    middle = next(line for line in lines if line["offered"] >= last["offered"] // 2)
+    print(f"memory over the second half ({middle['offered']} frames on): "
+          f"{middle['rss_kib'] / 1024:.0f} -> {last['rss_kib'] / 1024:.0f} MB, "
+          f"{last['rss_kib'] / middle['rss_kib'] - 1:+.1%} (a leak grows here too)")
     print(f"per frame looked at (CPU of the feed's thread), median / p95: "
           f"{first['median_ms']:.1f} / {first['p95_ms']:.1f} ms at the start, "
           f"{last['median_ms']:.1f} / {last['p95_ms']:.1f} ms at the end "
