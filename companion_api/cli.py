@@ -13,6 +13,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 import vision  # noqa: F401  (sets OpenCV's pixel limit, before any command loads OpenCV)
 from tracker.alerts import Alert
@@ -342,8 +343,16 @@ def _deck_options(command: argparse.ArgumentParser, *, data: bool = True) -> Non
                                             "~/.local/share/hearthtop-companion)")
 
 
+class _Parser(argparse.ArgumentParser):
+    """A command line it cannot parse is one line too, naming the command's --help."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"hearthtop-companion: error: {message} "
+                              f"(`{self.prog} --help` lists what it takes)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="hearthtop-companion",
         description="Score keeper for Hearthtop, the tabletop Hearthstone played with a normal "
                     "deck.")

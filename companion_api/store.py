@@ -23,6 +23,7 @@ from pathlib import Path
 from tracker.events import Event, LogError, parse_event
 
 _TOKEN_BYTES = 18  # 24 url-safe characters
+TOKEN = re.compile(r"[A-Za-z0-9_-]{16,200}")  # what secrets.token_urlsafe makes
 GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # no path leaves the games folder
 
 
@@ -35,6 +36,14 @@ class StoredLog:
     game: str
     events: list[Event]
     torn: bool  # a partial last line (a kill mid-write) was dropped
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or "not text"
+        raise StoreError(f"{path}: cannot read ({reason})") from None
 
 
 def _fsync_dir(path: Path) -> None:
@@ -73,9 +82,12 @@ class DataFolder:
         """The table's write token, made on first start and kept."""
         path = self.root / "token"
         if path.exists():
-            token = path.read_text(encoding="utf-8").strip()
-            if token:
+            token = _read_text(path).strip()
+            if token and TOKEN.fullmatch(token):
                 return token
+            if token:
+                raise StoreError(f"{path}: not a token; delete the file and a new one is made "
+                                 "(phones then need the new address)")
         token = secrets.token_urlsafe(_TOKEN_BYTES)
         _write_atomic(path, token + "\n")
         path.chmod(0o600)
@@ -93,7 +105,7 @@ class DataFolder:
         pointer = self.root / "current"
         if not pointer.exists():
             return None
-        game = pointer.read_text(encoding="utf-8").strip()
+        game = _read_text(pointer).strip()
         if not game or not self.log_path(game).exists():
             return None
         return self.read(game)

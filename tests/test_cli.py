@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from companion_api.cli import main, replay_log
@@ -89,3 +90,67 @@ def test_the_state_keeps_the_contracts_field_names():
     assert dumped["players"]["p1"]["class"] == "mage" == state.players["p1"].hero_class
     assert "hero_class" not in dumped["players"]["p1"]
     assert type(state).model_validate(dumped) == state  # the server can answer with it
+
+
+@pytest.mark.parametrize("argv", [["markers"], ["replay"], ["run", "--port", "x"],
+                                  ["simulate", "x"], ["deck"], ["run", "--demo-pace", "fast"]])
+def test_a_command_line_that_cannot_be_parsed_is_one_line(argv, capsys):
+    with pytest.raises(SystemExit) as exit:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit.value.code == 2 and err.count("\n") == 1
+    assert err.startswith("hearthtop-companion: error: ") and "--help" in err
+
+
+def _junk(folder: Path) -> dict[str, Path]:
+    folder.mkdir()
+    files = {"noise": folder / "noise.bin", "empty": folder / "empty.jsonl",
+             "folder": folder / "nothing"}
+    files["noise"].write_bytes(np.random.default_rng(0).integers(0, 256, 4000, np.uint8))
+    files["empty"].write_bytes(b"")
+    files["folder"].mkdir()
+    for name in ("video.mp4", "photo.png", "layout.json", "deck.npz"):
+        files[name] = folder / name
+        files[name].write_bytes(files["noise"].read_bytes())
+    return files
+
+
+def test_every_command_given_junk_answers_in_one_line(tmp_path, capsys, monkeypatch):
+    """What a new user might feed each command: random bytes named as the file it wants,
+    an empty file, an empty folder, a path that is not there."""
+    junk = _junk(tmp_path / "junk")
+    data = ["--data", str(tmp_path / "data")]
+    cases = [["replay", junk["noise"]], ["replay", junk["empty"]], ["replay", junk["folder"]],
+             ["recognize", junk["photo.png"], "--no-deck"], ["recognize", junk["folder"]],
+             ["recognize", junk["empty"], "--layout", junk["layout.json"]],
+             ["track", junk["video.mp4"], "--phone", junk["empty"]],
+             ["track", junk["folder"], "--phone", junk["noise"]],
+             ["simulate", junk["noise"], "--out", tmp_path / "out"],
+             ["simulate", junk["empty"], "--out", tmp_path / "out"],
+             ["deck", "add", "mine", junk["photo.png"], *data],
+             ["deck", "add", "mine", junk["folder"], *data],
+             ["deck", "add", "../mine", junk["photo.png"], *data],
+             ["run", "--source", junk["video.mp4"], *data],
+             ["run", "--source", junk["folder"], *data],
+             ["run", "--data", junk["noise"]], ["run", "--port", "70000"],
+             ["replay", tmp_path / "not-there.jsonl"]]
+    decks = tmp_path / "data" / "decks"
+    decks.mkdir(parents=True)
+    (decks / "broken.npz").write_bytes(junk["noise"].read_bytes())
+    cases += [["deck", "list", *data], ["recognize", junk["photo.png"], *data]]
+    for name in ("token", "current"):  # the data folder's own files, damaged
+        folder = tmp_path / f"data-{name}"
+        folder.mkdir()
+        (folder / name).write_bytes(junk["noise"].read_bytes())
+        cases.append(["run", "--data", folder, "--port", "1"])
+    heroes = tmp_path / "heroes"
+    heroes.mkdir()
+    (heroes / "zap.toml").write_bytes(junk["noise"].read_bytes())
+    for argv in [*cases, "a hero file of noise", ["replay", SAMPLE]]:
+        if isinstance(argv, str):
+            monkeypatch.setenv("HEARTHTOP_HEROES", str(heroes))
+            continue
+        assert main([str(a) for a in argv]) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith("hearthtop-companion: error: ") and err.count("\n") == 1, (
+            argv, err)
