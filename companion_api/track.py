@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from calibration import CalibrationTracker, Layout, TableCalibration, default_layout
-from tracker.events import Event, LogError, NewGame, parse_event
+from tracker.events import Event, LogError, NewGame, parse_event, read_text
 from tracker.heroes import HeroError, get_hero
 from tracker.live import PHONE_EVENTS, LiveTracker
 from tracker.stabilize import HERO, Sighting, Stabilizer
@@ -82,9 +82,9 @@ def _frame(path: Path) -> np.ndarray | None:
 def read_phone(path: Path) -> dict[int, list[Event]]:
     """The phone's inputs by frame: lines of `{"frame": N, "event": {...}}`."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise TrackError(f"{path}: cannot read ({error.__class__.__name__})") from None
+        lines = read_text(path).splitlines()
+    except LogError as error:
+        raise TrackError(str(error)) from None
     inputs: dict[int, list[Event]] = {}
     for number, line in enumerate(lines, 1):
         if not line.strip():

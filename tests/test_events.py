@@ -6,7 +6,7 @@ import pytest
 
 from cards import DECK
 from tracker.cards import parse_card
-from tracker.events import LogError, dump_log, parse_event, read_log
+from tracker.events import MAX_LOG_BYTES, LogError, dump_log, iter_log, parse_event, read_log
 
 GOOD = [
     {"type": "new_game", "heroes": {"p1": "jaina", "p2": "mage"}},
@@ -66,7 +66,7 @@ def test_read_log_skips_blank_lines_and_names_the_bad_line(tmp_path):
 
 def test_a_line_nested_too_deeply_is_a_one_line_error(tmp_path):
     path = tmp_path / "log.jsonl"
-    path.write_text('{"type": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    path.write_text('{"type": ' + "[" * 5_000 + "]" * 5_000 + "}\n")  # 10 KB: a line still
     with pytest.raises(LogError, match=r"log.jsonl:1: JSON nested too deeply to be an event"):
         read_log(path)
 
@@ -76,3 +76,11 @@ def test_card_costs_and_stats_follow_the_rank():
         == [2, 5, 1, 2, 5, 1, 2, 3, 4]
     assert parse_card("9D").stats == 4 and parse_card("9D").is_minion
     assert not parse_card("QS").is_minion
+
+
+def test_a_log_too_large_to_be_one_is_refused_before_it_is_read(tmp_path):
+    path = tmp_path / "huge.jsonl"
+    with open(path, "wb") as log:
+        log.truncate(MAX_LOG_BYTES + 1)  # sparse: no disk used
+    with pytest.raises(LogError, match=r"huge.jsonl: 16.0 MB, more than a log may be"):
+        list(iter_log(path))

@@ -11,13 +11,12 @@ import time
 import httpx
 import pytest
 import uvicorn
+from live_server import ThreadServer, free_port
 
 from companion_api import app as app_module
 from companion_api.app import create_app
 from companion_api.cli import main
 from companion_api.store import DataFolder, StoreError
-
-from live_server import ThreadServer, free_port
 
 
 def test_the_token_is_compared_in_constant_time(tmp_path, monkeypatch):

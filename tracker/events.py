@@ -197,9 +197,18 @@ def _explain(error: ValidationError) -> str:
     return f"{where}: {message}" if where else message
 
 
+# The longest event, a new game with its 53 cards' order, is about 400 characters, and a
+# game a few hundred events: what is far past these is no log, and is not read whole
+MAX_LINE = 16 * 1024  # characters a line
+MAX_LOG_BYTES = 16 * 2**20  # bytes a log file
+
+
 def parse_event(data: str | dict) -> Event:
     """Validate one event (a JSON line or a dict); raise LogError with a one-line reason."""
     if isinstance(data, str):
+        if len(data) > MAX_LINE:
+            raise LogError(f"a line of {len(data):,} characters, more than an event has "
+                           f"(at most {MAX_LINE:,})")
         try:
             data = json.loads(data)
         except json.JSONDecodeError as error:
@@ -221,17 +230,26 @@ def parse_event(data: str | dict) -> Event:
 def iter_log(path: Path) -> Iterator[tuple[int, Event]]:
     """Yield (line number, event) for each non-blank line; LogError names the bad line. A
     byte-order mark (a log saved by Windows Notepad) is read past."""
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        raise LogError(f"{path}: cannot read ({error.__class__.__name__}: {error})") from None
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         try:
             yield number, parse_event(line)
         except LogError as error:
             raise LogError(f"{path}:{number}: {error}") from None
+
+
+def read_text(path: Path, limit: int = MAX_LOG_BYTES) -> str:
+    """A log file's text (UTF-8, a byte-order mark read past); LogError for one that cannot
+    be read or is larger than `limit` bytes."""
+    try:
+        size = Path(path).stat().st_size
+        if size > limit:
+            raise LogError(f"{path}: {size / 2**20:.1f} MB, more than a log may be "
+                           f"({limit // 2**20} MB: a game is a few KB)")
+        return Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        raise LogError(f"{path}: cannot read ({error.__class__.__name__}: {error})") from None
 
 
 def read_log(path: Path) -> list[Event]:
