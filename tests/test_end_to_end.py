@@ -83,3 +83,34 @@ def test_a_hero_attacks_when_its_card_is_tilted(tmp_path):
     events = [json.loads(line) for line in (tmp_path / "got.jsonl").read_text().splitlines()]
     attacks = [(e["attacker"], e["target"]) for e in events if e["type"] == "attack"]
     assert attacks == [("p1", "p2"), ("p1", "p2")]
+
+
+def test_plays_made_while_the_camera_was_blind_are_recovered(tmp_path):
+    """The camera freezes over the first minion laid, goes dark over the joker, and sends
+    nothing over the hero power; the game goes on during each exactly as its log says.
+    Read back (faults.jsonl never read), the log has every play and the state is the
+    game's."""
+    game = play_game(("jaina", "garrosh"), seed=1, sensible=True)
+    dump_log(game.events[:12], tmp_path / "game.jsonl")
+    made = _cli("simulate", str(tmp_path / "game.jsonl"), "--out", str(tmp_path / "sim"),
+                "--seed", "3", "--fps", "10",
+                "--faults", "freeze@44+2,black@48.5+1.5,dropout@53.5+1.5")
+    assert made.returncode == 0, made.stderr
+    faults = [json.loads(line) for line in (tmp_path / "sim" / "faults.jsonl").read_text()
+              .splitlines()]
+    truth = [json.loads(line) for line in (tmp_path / "sim" / "truth.jsonl").read_text()
+             .splitlines()]
+    blind = [t["event"] for t in truth if any(
+        f["first_frame"] <= t["frame"] <= f["last_frame"] for f in faults)]
+    assert [e["type"] for e in blind] == ["play", "play", "hero_power"]
+    run = _cli("track", str(tmp_path / "sim" / "frames"), "--phone",
+               str(tmp_path / "sim" / "phone.jsonl"), "--json", "--events",
+               str(tmp_path / "got.jsonl"))
+    assert run.returncode == 0, run.stderr
+    got = [json.loads(line) for line in (tmp_path / "got.jsonl").read_text().splitlines()]
+    camera = [{k: v for k, v in e.items() if k not in ("source", "confidence")}
+              for e in got if e["source"] == "camera"]
+    for event in blind:
+        assert {k: v for k, v in event.items() if k != "source"} in camera
+    want = replay_log(tmp_path / "game.jsonl").state().model_dump(mode="json")
+    assert {k: v for k, v in json.loads(run.stdout).items() if k in want} == want
