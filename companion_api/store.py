@@ -56,11 +56,15 @@ def _fsync_dir(path: Path) -> None:
 
 def _write_atomic(path: Path, text: str) -> None:
     spare = path.with_name(path.name + ".tmp")
-    with open(spare, "w", encoding="utf-8") as file:
-        file.write(text)
-        file.flush()
-        os.fsync(file.fileno())
-    os.replace(spare, path)
+    try:
+        with open(spare, "w", encoding="utf-8") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(spare, path)
+    except OSError:  # a full disk: the half-written spare would only take more room
+        spare.unlink(missing_ok=True)
+        raise
     _fsync_dir(path.parent)
 
 

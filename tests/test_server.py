@@ -265,6 +265,7 @@ def test_a_full_disk_keeps_the_game_in_memory_and_saves_it_when_there_is_room(
         state = server.get("/api/state").json()
         assert "No space left on device" in state["unsaved"] and state["events"] == 7
         assert path.read_bytes() == saved  # what was saved stays, with no half line after it
+        assert not list(tmp_path.rglob("*.tmp"))  # nor a half-written copy taking room
         monkeypatch.undo()  # room again: saved within the retry's period
         deadline = time.monotonic() + 5
         while "unsaved" in server.get("/api/state").json():
