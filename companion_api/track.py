@@ -132,8 +132,9 @@ class TrackResult:
 class TableReader:
     """One frame at a time to the game: the calibration follows the markers, the recogniser
     names the cards, the stabilizer says when a changed view holds, the tracker explains
-    it. `status` is the camera's condition at the last frame (`CONDITIONS`); `seen` its
-    cards (None when the table was not looked at).
+    it. `status` is the camera's condition at the last frame (`ok`, `lost`, `frozen`,
+    `covered`, `moved`: the state's `camera`); `seen` its cards (None when the table was
+    not looked at).
 
     A camera that shows nothing of the table (frozen, dark, or no frames for a while: a
     blind spell) is not looked through: the stabilizer keeps the table as it last held, and
@@ -165,7 +166,7 @@ class TableReader:
     def look(self, index: int, frame: np.ndarray) -> bool:
         """Take one frame; True when the game's log may have changed."""
         self.seen, self.sighted, self.moving = None, [], frozenset()
-        self.status = self._blind_to(index, frame)
+        self.status = self._condition(index, frame)
         if self.status != "ok":
             self.tracker.blind()
             return False
@@ -186,7 +187,7 @@ class TableReader:
             self.status = "covered"  # a towel, an arm across: the cards under it are kept
         return changed
 
-    def _blind_to(self, index: int, frame: np.ndarray) -> str:
+    def _condition(self, index: int, frame: np.ndarray) -> str:
         """`ok`, or why the camera shows nothing of the table: `frozen` (the same picture,
         exactly, frame after frame: a live camera's noise makes no two alike), `covered` (a
         dark picture: the lens covered), `lost` (frames missing for a while before this)."""
@@ -261,7 +262,6 @@ class TableReader:
 
 
 DECIDE_FRAMES = 15  # still frames after which a view left waiting is decided as it is
-CONDITIONS = ("ok", "lost", "frozen", "covered", "moved")  # the camera's, in the state
 SAMPLE_PX = 8  # frame px between the pixels compared to tell a frozen or dark picture
 FROZEN_FRAMES = 8  # the same picture this many times running: the camera has stalled
 DARK_LEVEL = 24.0  # a mean grey under this: nothing of the table shows

@@ -97,3 +97,45 @@ def test_a_file_that_is_no_video_is_one_line_on_stderr(tmp_path):
     assert done.returncode == 2
     assert done.stderr == f"hearthtop-companion: error: {junk}: not a video or image folder " \
                           "that can be read\n"
+
+
+def _demo_frames(count: int) -> list:
+    import cv2
+
+    from companion_api.server import DEMO_RECORDING
+
+    video = cv2.VideoCapture(str(DEMO_RECORDING))
+    frames = [video.read()[1] for _ in range(count)]
+    video.release()
+    return frames
+
+
+def test_the_camera_s_condition_is_read_from_the_frames_and_blinds_the_tracker():
+    """A picture repeated exactly is a frozen camera, a dark one a covered lens, a gap in
+    the frames a camera that gave none; each is a blind spell for the tracker. A frame of
+    another size (the camera changed its mode) is read on, the markers found afresh."""
+    import cv2
+    import numpy as np
+
+    from companion_api.track import FROZEN_FRAMES, MISSING_FRAMES, TableReader
+    from tracker.live import LiveTracker
+
+    frames = _demo_frames(4)
+    reader = TableReader(LiveTracker())
+    conditions = []
+    for index, frame in enumerate([*frames, *[frames[-1]] * FROZEN_FRAMES]):
+        reader.look(index, frame)
+        conditions.append(reader.status)
+    assert conditions[:4 + FROZEN_FRAMES - 1] == ["ok"] * (4 + FROZEN_FRAMES - 1)
+    assert conditions[-1] == "frozen" and reader.tracker.blinded
+    reader.tracker = LiveTracker()
+    reader.look(20, (frames[0] * 0.05).astype(np.uint8))
+    assert reader.status == "covered" and reader.tracker.blinded
+    reader.tracker = LiveTracker()
+    reader.look(21, frames[1])
+    assert reader.status == "ok" and not reader.tracker.blinded
+    reader.look(22 + MISSING_FRAMES, frames[2])
+    assert reader.status == "ok" and reader.tracker.blinded
+    half = cv2.resize(frames[3], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    reader.look(40, half)
+    assert reader.status == "ok" and reader.seen is not None and len(reader.seen)

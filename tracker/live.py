@@ -102,6 +102,11 @@ class LiveTracker:
         meanwhile."""
         self._after_blind = True
 
+    @property
+    def blinded(self) -> bool:
+        """The camera saw nothing for a while since the last view it explained."""
+        return self._after_blind
+
     def seen(self, view: TableView, hints: Hints = NO_HINTS, *, now: bool = False) -> Explanation:
         """A stable view of the table: apply the events that explain it. A view that no
         events explain well may have been caught mid-move (a minion on the pile, the
