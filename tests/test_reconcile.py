@@ -13,7 +13,7 @@ from tracker.events import Attack, EndTurn, Play
 from tracker.heroes import hero_names
 from tracker.intent import against_intent
 from tracker.live import LiveTracker
-from tracker.reconcile import Hints, explain
+from tracker.reconcile import BLIND_DEPTH, Hints, explain
 from tracker.view import UNNAMED, expected_view
 from vision.synth.game_views import readable_state, track_perfectly
 
@@ -126,3 +126,18 @@ def test_the_coin_is_no_secret_of_a_hero_whose_secrets_are_jacks():
     tracker.seen(expected_view(truth))
     coin = tracker.events[-1]
     assert (coin.card, coin.confidence) == ("JK", 1.0)
+
+
+def test_after_a_blind_spell_several_events_are_found_together():
+    """Three minions laid while the camera saw nothing, one view after them: two events
+    are not enough to explain it; a blind spell's depth is."""
+    table = start("jaina", "garrosh", turn=11)  # 6 crystals
+    truth = table.game.copy()
+    missed = [Play(player="p1", card=card) for card in ("2H", "6D", "7C")]
+    for event in missed:
+        truth.apply(event)
+    seen = expected_view(truth)
+    assert not explain(table.game, seen).explained
+    found = explain(table.game, seen, depth=BLIND_DEPTH)
+    assert found.explained and not found.illegal
+    assert sorted(e.card for e in found.events) == sorted(e.card for e in missed)

@@ -74,8 +74,10 @@ class Explanation:
 
     @property
     def explained(self) -> bool:
-        """The view is as the events leave it (whether or not they break the rules)."""
-        return self.distance - ILLEGAL * self.illegal <= EXPLAINED
+        """The view is as the events leave it (whether or not they break the rules, and
+        however many it took: those costs only rank explanations)."""
+        extra = EXTRA_EVENT * max(0, len(self.events) - 1)
+        return self.distance - ILLEGAL * self.illegal - extra <= EXPLAINED
 
     @property
     def ambiguous(self) -> bool:
