@@ -159,3 +159,14 @@ def test_a_photo_of_noise_shows_no_card(tmp_path, capsys):
         cv2.imwrite(str(tmp_path / name), rng.integers(0, 256, shape, np.uint8))
         assert main(["recognize", str(tmp_path / name), "--json", "--no-deck"]) == 0
         assert json.loads(capsys.readouterr().out) == [], name
+
+
+def test_noise_is_told_from_a_photograph_and_an_outline_off_the_frame_is_no_error():
+    from vision.pipeline import _noise
+
+    noise = np.random.default_rng(0).integers(0, 256, (100, 100, 3), np.uint8)
+    smooth = cv2.GaussianBlur(noise, (9, 9), 0)
+    inside = np.float32([[10, 10], [60, 10], [60, 60], [10, 60]])
+    outside = inside + 200
+    assert _noise(noise, inside) and not _noise(smooth, inside)
+    assert not _noise(noise, outside) and not _noise(np.zeros_like(noise), inside)
