@@ -151,9 +151,10 @@ class CameraFeed:
 
     # --- the loop ----------------------------------------------------------------------------
     def _run(self) -> None:
+        recognizer = None  # the models load in this thread, once
         while not self._stop.is_set():
-            # the models load in this thread
-            reader = TableReader(self.tracker, self.layout, self.deck)
+            reader = TableReader(self.tracker, self.layout, self.deck, recognizer)
+            recognizer = reader.recognizer
             if not isinstance(self.source, Recording):
                 self._watch(reader, self.source)
             elif not self._play(reader, self.source) or not self.loop:

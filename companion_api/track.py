@@ -15,6 +15,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -29,6 +30,9 @@ from vision.hero import find_hero_card
 from vision.image import ImageError, read_image
 from vision.motion import MIN_CELLS, MotionMask
 from vision.observation import SIDEWAYS, Observation
+
+if TYPE_CHECKING:
+    from vision.pipeline import Recognizer
 
 IMAGES = (".jpg", ".jpeg", ".png", ".bmp")
 # FFmpeg prints its own lines for a file it cannot read ("moov atom not found"); the
@@ -143,12 +147,15 @@ class TableReader:
     camera changed its mode) finds the markers afresh."""
 
     def __init__(self, tracker: LiveTracker, layout: Layout | None = None,
-                 deck: Deck | None = None) -> None:
-        """`deck`: the players' registered deck (`vision.deck`), None for none."""
+                 deck: Deck | None = None, recognizer: Recognizer | None = None) -> None:
+        """`deck`: the players' registered deck (`vision.deck`), None for none;
+        `recognizer`: one already loaded (a video one, with `deck`), to start afresh with."""
         from vision.pipeline import Recognizer  # loads the models
 
         self.tracker, self.layout = tracker, layout or default_layout()
-        self.recognizer = Recognizer(video=True, deck=deck)
+        if recognizer is not None:
+            recognizer.forget()
+        self.recognizer = recognizer or Recognizer(video=True, deck=deck)
         self.calibrations = CalibrationTracker(tuple(self.layout.table_mm))
         self.stabilizer = Stabilizer()
         self.motion = MotionMask()

@@ -65,6 +65,16 @@ class Recognizer:
         self._last: tuple[tuple[float, ...], Observation] | None = None  # zooms, found
         self.looked = False  # whether the last `observe` ran the models
 
+    def forget(self) -> None:
+        """Start afresh on another recording, the models kept loaded: nothing remembered of
+        the frames before (loading them again for each of a looped recording's games left
+        ~20 MB more in the allocators the first few times)."""
+        if self.memory is not None:
+            self.memory.forget()
+            self.still = StillFrames()
+        self.deck_check = DeckCheck()
+        self._last = None
+
     def observe(self, frame: np.ndarray, table_from_image: np.ndarray | None = None,
                 timestamp: float = 0.0, zooms: tuple[float, ...] = (1.0,)) -> Observation:
         """Every card in `frame`: its quad, name (or UNKNOWN) and calibrated confidence; the
