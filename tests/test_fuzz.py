@@ -6,8 +6,10 @@ exception. The API's bodies are fuzzed from its schema in `test_api_schema.py`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
@@ -68,34 +70,41 @@ def mutated(draw, value):
     return draw(json_values)
 
 
-def _write(data: bytes, suffix: str) -> Path:
+@contextlib.contextmanager
+def _file(data: bytes, suffix: str) -> Iterator[Path]:
+    """A file holding `data`, removed afterwards."""
     file = tempfile.NamedTemporaryFile(suffix=suffix, delete=False)  # noqa: SIM115
     with file:
         file.write(data)
-    return Path(file.name)
+    try:
+        yield Path(file.name)
+    finally:
+        Path(file.name).unlink()
+
+
+@contextlib.contextmanager
+def _or_one_line(refusal: type[Exception], naming: str = "") -> Iterator[None]:
+    """What runs inside either succeeds or raises `refusal`, in one line (naming `naming`)."""
+    try:
+        yield
+    except refusal as error:
+        assert "\n" not in str(error) and naming in str(error)
 
 
 # --- event logs -----------------------------------------------------------------------------
 @FUZZ
 @given(st.binary(max_size=400))
 def test_a_log_of_raw_bytes_is_read_or_refused_by_line(data):
-    path = _write(data, ".jsonl")
-    try:
+    with _file(data, ".jsonl") as path, _or_one_line(LogError):
         for _, event in iter_log(path):
             assert event.type in EVENT_TYPES
-    except LogError as error:
-        assert "\n" not in str(error)
-    finally:
-        path.unlink()
 
 
 @FUZZ
 @given(st.sampled_from(EVENTS).flatmap(mutated))
 def test_a_near_valid_event_is_an_event_or_one_line(line):
-    try:
+    with _or_one_line(LogError):
         assert parse_event(json.dumps(line)).type in EVENT_TYPES
-    except LogError as error:
-        assert "\n" not in str(error)
 
 
 # --- hero files -----------------------------------------------------------------------------
@@ -123,13 +132,8 @@ def near_valid_hero(draw):
 @FUZZ
 @given(st.binary(max_size=400) | near_valid_hero().map(str.encode))
 def test_a_hero_file_is_a_hero_or_one_line(data):
-    path = _write(data, ".toml")
-    try:
+    with _file(data, ".toml") as path, _or_one_line(HeroError):
         load_hero_file(path)
-    except HeroError as error:
-        assert "\n" not in str(error)
-    finally:
-        path.unlink()
 
 
 # --- layouts --------------------------------------------------------------------------------
@@ -140,10 +144,8 @@ LAYOUT = json.loads(DEFAULT_LAYOUT.read_text())
 @given(st.binary(max_size=300).map(lambda b: b.decode("utf-8", "replace"))
        | mutated(LAYOUT).map(json.dumps))
 def test_a_layout_is_a_layout_or_one_line(text):
-    try:
+    with _or_one_line(LayoutError):
         parse_layout(text)
-    except LayoutError as error:
-        assert "\n" not in str(error)
 
 
 # --- phone files and stored games -------------------------------------------------------
@@ -158,13 +160,8 @@ def _json_lines(value) -> bytes:
 @FUZZ
 @given(st.binary(max_size=300) | mutated(PHONE).map(_json_lines))
 def test_a_phone_file_is_read_or_one_line(data):
-    path = _write(data, ".jsonl")
-    try:
+    with _file(data, ".jsonl") as path, _or_one_line(TrackError):
         read_phone(path)
-    except TrackError as error:
-        assert "\n" not in str(error)
-    finally:
-        path.unlink()
 
 
 @FUZZ
@@ -172,10 +169,8 @@ def test_a_phone_file_is_read_or_one_line(data):
 def test_a_stored_game_is_read_or_one_line(tmp_path, data):
     folder = DataFolder(tmp_path / "data")
     folder.log_path("g").write_bytes(data)
-    try:
+    with _or_one_line(StoreError):
         folder.read("g")
-    except StoreError as error:
-        assert "\n" not in str(error)
 
 
 # --- images and registered decks ----------------------------------------------------------
@@ -202,14 +197,9 @@ def damaged_image(draw):
 @FUZZ
 @given(st.binary(max_size=300) | damaged_image())
 def test_an_image_is_a_picture_or_one_line(data):
-    path = _write(data, ".img")
-    try:
+    with _file(data, ".img") as path, _or_one_line(ImageError, naming=str(path)):
         image = read_image(path)
         assert image.ndim == 3 and image.shape[2] == 3 and image.dtype == np.uint8
-    except ImageError as error:
-        assert "\n" not in str(error) and str(path) in str(error)
-    finally:
-        path.unlink()
 
 
 @pytest.fixture(scope="module")
@@ -227,10 +217,5 @@ def deck_file(tmp_path_factory) -> bytes:
 def test_a_deck_file_is_a_deck_or_one_line(deck_file, data):
     raw = data.draw(st.binary(max_size=300) | st.integers(0, len(deck_file)).map(
         lambda n: deck_file[:n]))
-    path = _write(raw, ".npz")
-    try:
+    with _file(raw, ".npz") as path, _or_one_line(DeckError):
         assert isinstance(Deck.load(path), Deck)
-    except DeckError as error:
-        assert "\n" not in str(error)
-    finally:
-        path.unlink()
