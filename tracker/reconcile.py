@@ -76,8 +76,7 @@ class Explanation:
     def explained(self) -> bool:
         """The view is as the events leave it (whether or not they break the rules, and
         however many it took: those costs only rank explanations)."""
-        extra = EXTRA_EVENT * max(0, len(self.events) - 1)
-        return self.distance - ILLEGAL * self.illegal - extra <= EXPLAINED
+        return self.distance - ILLEGAL * self.illegal - _extra(self.events) <= EXPLAINED
 
     @property
     def ambiguous(self) -> bool:
@@ -257,8 +256,12 @@ def _score(game: Game, events: list[Event], seen: TableView) -> tuple[float, Gam
         return None
     # an explanation is legal or not: the rules one event breaks are not counted one by one
     illegal = _illegal(game, ahead)
-    extra = EXTRA_EVENT * (len(events) - 1)  # the simplest story first
-    return view_distance(expected_view(ahead), seen) + ILLEGAL * illegal + extra, ahead
+    return view_distance(expected_view(ahead), seen) + ILLEGAL * illegal + _extra(events), ahead
+
+
+def _extra(events: list[Event]) -> float:
+    """What each event past the first costs an explanation: the simplest story first."""
+    return EXTRA_EVENT * max(0, len(events) - 1)
 
 
 def _illegal(game: Game, ahead: Game) -> int:
@@ -279,6 +282,10 @@ def explain(game: Game, seen: TableView, hints: Hints = NO_HINTS, *, depth: int 
     still = view_distance(expected_view(game), seen)
     scored: list[tuple[float, list[Event], Game]] = []
     beam: list[tuple[float, list[Event], Game]] = [(still, [], game)]
+
+    def rank(entry: tuple[float, list[Event], Game]) -> tuple[float, int]:
+        return entry[0], _unlikely(game, entry[1])
+
     for _ in range(depth):
         longer = []
         for _, before, ahead in beam:
@@ -286,9 +293,10 @@ def explain(game: Game, seen: TableView, hints: Hints = NO_HINTS, *, depth: int 
                 result = _score(game, [*before, event], seen)
                 if result:
                     longer.append((result[0], [*before, event], result[1]))
-        longer.sort(key=lambda s: (s[0], _unlikely(game, s[1])))
-        scored = sorted(scored + longer, key=lambda s: (s[0], _unlikely(game, s[1])))
-        if not scored or scored[0][0] <= EXPLAINED:
+        longer.sort(key=rank)
+        scored = sorted(scored + longer, key=rank)
+        # a legal sequence that leaves the view as seen: no longer one can rank before it
+        if not scored or scored[0][0] - _extra(scored[0][1]) <= EXPLAINED:
             break
         beam = longer[:DEPTH_TWO_KEEP]
     if not scored:
