@@ -201,31 +201,29 @@ def video_game(truth: Game, folder: Path, seed: int, fps: float, deck: bool = Fa
         frame_ms.append(1000 * (time.thread_time() - started))
         applied += [index] * (len(reader.tracker.events) - len(applied))
         seen.append(None if reader.seen is None else (reader.sighted, reader.moving))
-    result = _read_to_the_end(truth, reader, applied, folder, fps, frame_ms)
+    result = _read_to_the_end(truth, reader, applied, folder, fps, frame_ms,
+                              conditions if faults else None)
     result.frame_ms = frame_ms
-    if faults:
-        _score_faults(result, truth, reader.tracker, folder / "video", conditions, fps)
     with open(folder / "video" / "seen.pkl", "wb") as out:
         pickle.dump(seen, out)
     shutil.rmtree(folder / "video" / "frames")  # hundreds of MB a game
     return result, reader.tracker
 
 
-def _score_faults(result: Score, truth: Game, tracker: LiveTracker, video: Path,
-                  conditions: dict[int, str], fps: float) -> None:
-    """Each fault's alert and recovery, and the events done while the camera was blind."""
+def _score_faults(result: Score, truth: Game, pairs: list[tuple[int, int]], done: list[int],
+                  video: Path, conditions: dict[int, str], fps: float) -> None:
+    """Each fault's alert and recovery (`conditions`: the camera's at each frame read, in
+    order), and the events done (`done`: their frames) while the camera was blind."""
     faults = [json.loads(line) for line in (video / "faults.jsonl").read_text().splitlines()]
-    done = [json.loads(line)["frame"] for line in (video / "truth.jsonl").read_text().splitlines()]
-    _, pairs = score(truth, tracker)
     matched = {t for t, _ in pairs}
     blind = [i for i, frame in enumerate(done) if truth.events[i].type in SEEN and any(
         f["first_frame"] <= frame <= f["last_frame"] + 1 for f in faults)]
     result.blind_events, result.blind_recovered = len(blind), len(set(blind) & matched)
     for fault in faults:
         first, last, kind = fault["first_frame"], fault["last_frame"], fault["kind"]
-        alert = next((n for n in sorted(conditions) if n >= first
+        alert = next((n for n in conditions if n >= first
                       and conditions[n] == ALERTS.get(kind)), None) if kind in ALERTS else None
-        back = next((n for n in sorted(conditions) if n > last and conditions[n] == "ok"), None)
+        back = next((n for n in conditions if n > last and conditions[n] == "ok"), None)
         result.faults.append((kind, None if alert is None or alert > last + fps else
                               (alert - first) / fps, None if back is None else (back - last) / fps))
 
@@ -251,10 +249,11 @@ def replay_game(truth: Game, folder: Path, fps: float) -> Score:
 
 
 def _read_to_the_end(truth: Game, reader, applied: list[int], folder: Path, fps: float,
-                     frame_ms: list[float]) -> Score:
+                     frame_ms: list[float], conditions: dict[int, str] | None = None) -> Score:
     """The recording read (`applied`: the frame each of the tracker's events came at, so
     far; `frame_ms`: each frame's time): what waits is decided, the game scored, and each
-    event's delay from the card laid (the event done) to the state changed."""
+    event's delay from the card laid (the event done) to the state changed; with the
+    camera's `conditions` a frame, its faults scored too (`_score_faults`)."""
     reader.settle(len(frame_ms))  # the recording ended
     applied += [len(frame_ms) - 1] * (len(reader.tracker.events) - len(applied))
     result, pairs = score(truth, reader.tracker)
@@ -262,6 +261,8 @@ def _read_to_the_end(truth: Game, reader, applied: list[int], folder: Path, fps:
             (folder / "video" / "truth.jsonl").read_text().splitlines()]
     result.delays_ms = [max(0.0, (applied[i] - done[t]) * 1000 / fps) + frame_ms[applied[i]]
                         for t, i in pairs]
+    if conditions is not None:
+        _score_faults(result, truth, pairs, done, folder / "video", conditions, fps)
     return result
 
 

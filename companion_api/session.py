@@ -116,7 +116,6 @@ class Session:
             fresh, lines = _replayed([event])
         except EngineError as error:
             raise Refused(422, str(error)) from None
-        self.data.close()
         self.game_id, self.unsaved = self.data.new_id(), None
         self.game, self.recent = fresh, lines
         self.questions = {}
