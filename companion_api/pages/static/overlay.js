@@ -1,8 +1,7 @@
 // The stream overlay: read-only, driven by the WebSocket; every change animates briefly.
 
 import {
-  alertLabel, connect, deckWarning, h, playerName, prettify, renderSides, resultText,
-  tableTrouble,
+  alertLabel, connect, deckWarning, playerName, prettify, renderSides, resultText, showTrouble,
 } from "./state.js";
 
 const $ = (id) => document.getElementById(id);
@@ -26,9 +25,7 @@ function render(state) {
   $("deckline").hidden = !warning;
   $("deckline").textContent = warning?.text || "";
   $("deckline").className = `deckline ${warning?.level || ""}`;
-  const trouble = tableTrouble(state);
-  $("trouble").hidden = !trouble.length;
-  $("trouble").replaceChildren(...trouble.map((t) => h("div", { "data-kind": t.kind }, t.text)));
+  showTrouble($("trouble"), state);
   showAlert(state);
 }
 

@@ -7,7 +7,7 @@
 
 import {
   alertLabel, cardLabel, cardText, characterName, connect, deckWarning, h, playerName, PLAYERS,
-  prettify, recentLines, renderSides, resultText, SUIT, tableTrouble,
+  prettify, recentLines, renderSides, resultText, showTrouble, SUIT,
 } from "./state.js";
 
 const $ = (id) => document.getElementById(id);
@@ -196,21 +196,13 @@ function render() {
     renderSides({ p1: $("slot-p1"), p2: $("slot-p2") }, state);
     renderMiddle(state);
   }
-  renderTrouble(state);
+  showTrouble($("trouble"), state);
   renderQuestions(state);
   renderDeck(state);
   renderAlerts(state);
   renderRecent(state);
   renderActions();
   renderTargets();
-}
-
-// The camera's condition and a game not being saved: an alert at the top until it is over
-function renderTrouble(state) {
-  const box = $("trouble");
-  const trouble = tableTrouble(state);
-  box.hidden = !trouble.length;
-  box.replaceChildren(...trouble.map((t) => h("div", { "data-kind": t.kind }, t.text)));
 }
 
 // With a camera and a registered deck: whether the deck reads the cards, or the table

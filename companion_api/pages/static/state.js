@@ -225,7 +225,14 @@ const CAMERA_TROUBLE = {
   moved: "Camera moved: finding the table's markers again.",
 };
 
-export function tableTrouble(state) {
+// The trouble as lines in `box` (an alert), hidden when there is none.
+export function showTrouble(box, state) {
+  const trouble = tableTrouble(state);
+  box.hidden = !trouble.length;
+  box.replaceChildren(...trouble.map((t) => h("div", { "data-kind": t.kind }, t.text)));
+}
+
+function tableTrouble(state) {
   const trouble = [];
   if (CAMERA_TROUBLE[state.camera]) {
     trouble.push({ kind: `camera-${state.camera}`, text: CAMERA_TROUBLE[state.camera] });
