@@ -17,7 +17,7 @@ The clients run in this process, on one event loop: their own time is in the del
 figures are an upper bound on what the server alone costs). The target: p95 < 100 ms with
 200 clients.
 
-    python bench/api.py [--clients N] [--events N] [--seed S] [--no-compression]
+    python -m bench.api [--clients N] [--events N] [--seed S] [--no-compression]
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ import argparse
 import asyncio
 import os
 import re
-import socket
 import statistics
 import subprocess
 import sys
@@ -37,10 +36,9 @@ from pathlib import Path
 import httpx
 from websockets.asyncio.client import connect
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from tracker.bot import play_game
-from tracker.heroes import hero_names
+from bench.common import free_port, memory_kib
+from tracker.rules.bot import play_game
+from tracker.rules.heroes import hero_names
 
 TARGET_P95_MS = 100.0
 VERSION = re.compile(rb'"version":(\d+)')
@@ -55,22 +53,6 @@ app = create_app(data, limits=limits)
 uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False,
             ws_max_size=64 * 1024)
 """
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def memory_kib(pid: int) -> dict[str, int]:
-    """VmRSS and VmHWM of a process, in KiB."""
-    figures = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        if key in ("VmRSS", "VmHWM"):
-            figures[key] = int(value.split()[0])
-    return figures
 
 
 def cpu_seconds(pid: int) -> float:

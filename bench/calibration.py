@@ -3,11 +3,11 @@
 Frames are the printed tiles on a synthetic textured table seen through a tilted camera,
 with blur and noise, at 1280×720 and 1920×1080. Prints the median and 95th percentile
 time a frame of `TableCalibration.from_markers` (the detection and the RANSAC fit) and of
-`CalibrationTracker.update`: looking for the markers every frame (the same plus blending),
+`LiveCalibration.update`: looking for the markers every frame (the same plus blending),
 and as it runs, watching the tiles, which lie still here (fresh noise only), so that the
 markers are not looked for again.
 
-    python bench/calibration.py [--frames N]
+    python -m bench.calibration [--frames N]
 """
 
 from __future__ import annotations
@@ -16,16 +16,13 @@ import argparse
 import statistics
 import sys
 import time
-from pathlib import Path
 
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.engine import pin_to_one_core
+from bench.common import pin_to_one_core
 from calibration import (
-    CalibrationTracker,
+    LiveCalibration,
     TableCalibration,
     make_detector,
     render_mat,
@@ -79,11 +76,11 @@ def main() -> None:
         report("detect + homography (from_markers)",
                timings(lambda f: TableCalibration.from_markers(f, TABLE, detector=detector),
                        images, args.frames))
-        tracker = CalibrationTracker(TABLE, still_level=None)
-        report("tracker update, markers looked for", timings(tracker.update, images,
+        live = LiveCalibration(TABLE, still_level=None)
+        report("live calibration, markers looked for", timings(live.update, images,
                                                              args.frames))
-        tracker = CalibrationTracker(TABLE)  # the tiles lie still: the markers are not
-        report("tracker update, tiles still", timings(tracker.update, images, args.frames))
+        live = LiveCalibration(TABLE)  # the tiles lie still: the markers are not
+        report("live calibration, tiles still", timings(live.update, images, args.frames))
 
 
 if __name__ == "__main__":

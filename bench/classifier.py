@@ -1,7 +1,7 @@
 """The shipped card classifier alone on held-out designs, per card width and per design,
 without retraining: how `models/card_classifier.json` was measured, on new samples.
 
-    python bench/classifier.py [--samples 3000] [--seed 4] [--without guyenne-classic]
+    python -m bench.classifier [--samples 3000] [--seed 4] [--without guyenne-classic]
                                [--candidate OTHER.onnx] [--experts]
 
 `--without` leaves designs out of the held-out set, to show what one design costs (the
@@ -21,11 +21,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from models.classifier_data import INPUT_PX, WIDTHS, make_data
-from models.designs import held_out_designs
-from models.expert_data import CARD
+from training.classifier_data import INPUT_PX, WIDTHS, make_data
+from training.designs import held_out_designs
+from training.expert_data import CARD
 from vision.classify import MODEL, CardClassifier, ModelError, cut_sharpness
 
 BATCH = 500

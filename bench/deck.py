@@ -1,7 +1,7 @@
 """Benchmark: a registered deck (`vision.deck`) against the general recogniser.
 
 Synthetic, for each held-out design (no model trained on it): the deck is registered from
-one rendered layout of it (`vision.synth.layout.deck_scene`: 52 faces, the joker where the
+one rendered layout of it (`simulator.layout.deck_scene`: 52 faces, the joker where the
 design has one and two backs, 1920×1080), once with the cards named (`--cards`, timed; the
 photo taken again if the cards found do not match the list, as a user would) and once by
 the assignment (how many it names right, and how many wrong it does not ask to check).
@@ -18,14 +18,13 @@ box grown by a tenth of its size on each side, named with --cards. The other pho
 (`recognize`'s path, PHOTO_ZOOMS) with and without the deck. A labelled card is found when a
 detection's box overlaps its box by IoU 0.5 (as `bench/real_photos.py --recognize`).
 
-    python bench/deck.py [--scenes N] [--seed S] [--designs D ...] [--real]
+    python -m bench.deck [--scenes N] [--seed S] [--designs D ...] [--real]
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -33,21 +32,19 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from bench.real_photos import DATA, labelled_detections
 from cards import BACK
-from models.designs import held_out_designs
-from models.evaluate import match_found
+from simulator.cardart import get_design
+from simulator.layout import deck_scene, random_scene
+from simulator.render import render
+from training.designs import held_out_designs
+from training.evaluate import match_found
 from vision.classify import UNKNOWN
 from vision.deck import Deck, DeckError, from_cuts
 from vision.detect import PHOTO_ZOOMS
 from vision.geometry import iou_matrix
 from vision.pipeline import Recognizer
 from vision.register import Registration, register
-from vision.synth.cardart import get_design
-from vision.synth.layout import deck_scene, random_scene
-from vision.synth.render import render
 
 FULL_VIEW = 0.9
 KINDS = ("faces in full view", "faces, any part in view", "backs")

@@ -7,32 +7,21 @@ recording costs); `Game.pop` (undo, over the last 20 events of each game: what t
 does when it takes back a guess); and `Game.copy` (every tenth event of each game: what it
 does to try a candidate event).
 
-    python bench/engine.py [--games N] [--seed S]
+    python -m bench.engine [--games N] [--seed S]
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
-import os
 import statistics
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from tracker.bot import play_game
-from tracker.engine import Game
-from tracker.heroes import hero_names
-
-
-def pin_to_one_core() -> str:
-    if hasattr(os, "sched_setaffinity"):
-        core = min(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {core})
-        return f"pinned to core {core}"
-    return "not pinned (no sched_setaffinity here)"
+from bench.common import pin_to_one_core
+from tracker.rules.bot import play_game
+from tracker.rules.engine import Game
+from tracker.rules.heroes import hero_names
 
 
 def main() -> None:

@@ -21,7 +21,7 @@ zone and orientation, and its centre within 1 mm.
 With `--deck`, a pass more with the game's deck registered (`vision.deck`), and its ratio to
 the live pass.
 
-    python bench/live_speed.py [--recording DIR] [--frames N] [--seed S] [--no-baseline]
+    python -m bench.live_speed [--recording DIR] [--frames N] [--seed S] [--no-baseline]
                                [--deck]
 """
 
@@ -38,13 +38,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.engine import pin_to_one_core
-from companion_api.track import IMAGES, TableReader, read_phone, sightings
-from tracker.bot import play_game
-from tracker.live import LiveTracker
-from tracker.stabilize import Sighting
+from bench.common import pin_to_one_core, registered_deck
+from tracker.camera.live import LiveTracker
+from tracker.camera.reader import IMAGES, TableReader, read_phone, sightings
+from tracker.camera.stabilize import Sighting
+from tracker.rules.bot import play_game
 
 FRAME_BUDGET_MS = 1000 / 30
 SAME_MM = 1.0  # a sighting agrees when its card, zone and side agree and it lies this near
@@ -65,7 +63,7 @@ class Run:
 
 def record(seed: int, out: Path) -> Path:
     """A bot game rendered as a 1280×720 recording in `out`."""
-    from vision.synth.game_video import simulate  # only makes data; loaded when asked for
+    from simulator.game_video import simulate  # only makes data; loaded when asked for
 
     game = play_game(("jaina", "garrosh"), seed=seed, sensible=True)
     log = out / "game.jsonl"
@@ -75,18 +73,8 @@ def record(seed: int, out: Path) -> Path:
     return out / "sim"
 
 
-def registered_deck(recording: Path):  # -> vision.deck.Deck
-    """The recording's deck registered from one photo of it laid out (`bench/deck.py`)."""
-    import json
-
-    from bench.deck import registered
-
-    meta = json.loads((recording / "meta.json").read_text())
-    return registered(meta["design"], 0, meta.get("back_variant", 0))[0].deck
-
-
 def watched(update: Callable, statuses: list[str]) -> Callable:
-    """`CalibrationTracker.update` that notes each status."""
+    """`LiveCalibration.update` that notes each status."""
     def noting(frame: np.ndarray):
         result = update(frame)
         statuses.append(result.status)

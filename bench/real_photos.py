@@ -6,7 +6,7 @@ the shipped model. This measures the classifier on real cameras and a real deck 
 from detection; `--recognize` measures the whole `recognize` path instead (detector, refiner,
 classifier). The photos are read in place, never copied, never trained on.
 
-    python bench/real_photos.py [--data DIR] [--recognize [--one-zoom]] [--detector D.onnx]
+    python -m bench.real_photos [--data DIR] [--recognize [--one-zoom]] [--detector D.onnx]
                                 [--classifier C.onnx]
 """
 
@@ -14,15 +14,12 @@ from __future__ import annotations
 
 import argparse
 import csv
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 import cv2
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.classify import MODEL as CLASSIFIER
 from vision.classify import UNKNOWN, CardClassifier

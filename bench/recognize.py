@@ -22,7 +22,7 @@ showing is a target). Prints, per resolution:
 
 `--without` leaves designs out of the held-out set, as in `bench/classifier.py`.
 
-    python bench/recognize.py [--scenes N] [--seed S] [--no-piles | --piles P.onnx]
+    python -m bench.recognize [--scenes N] [--seed S] [--no-piles | --piles P.onnx]
                               [--detector D.onnx] [--classifier C.onnx] [--without DESIGN ...]
 """
 
@@ -37,12 +37,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from cards import JOKER
-from models.designs import held_out_designs
-from models.detect_data import MIN_VISIBLE, ROLES, card_extent, marker_fans
-from models.evaluate import (
+from simulator.layout import random_scene
+from simulator.render import RenderResult, render
+from tracker.rules.cards import parse_card
+from training.designs import held_out_designs
+from training.detect_data import MIN_VISIBLE, ROLES, card_extent, marker_fans
+from training.evaluate import (
     MAX_FAN,
     STRAY_IOU,
     Scored,
@@ -50,15 +51,12 @@ from models.evaluate import (
     match_found,
     scene_record,
 )
-from tracker.cards import parse_card
 from vision import FRAME_SIZES
 from vision.classify import MODEL as CLASSIFIER
 from vision.classify import UNKNOWN
 from vision.detect import MODEL as DETECTOR
 from vision.detect import PILE_MODEL
 from vision.pipeline import Recognizer
-from vision.synth.layout import random_scene
-from vision.synth.render import RenderResult, render
 
 FULL_VIEW = 0.9  # a card this much in view can be read in full
 # where upright and sideways mean nothing: cards at any angle (a messy discard pile, the deck,

@@ -4,37 +4,24 @@ Prints the render time (median, p95) of random Hearthtop tables at 720p and 1080
 "cold" draws each scene's cards from the PNG cache on disk (a training worker that has just
 switched design), "warm" has them in memory, and "video" draws the same scene again
 (consecutive frames of a game video also share the warped table plane). Card art is
-extracted first and not timed (`python -m vision.synth.cardart` does it once for good).
+extracted first and not timed (`python -m simulator.cardart` does it once for good).
 
-    python bench/render.py [--scenes N] [--seed S] [--design NAME ...]
+    python -m bench.render [--scenes N] [--seed S] [--design NAME ...]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import cv2
 import numpy as np
 
+from bench.common import pin_to_one_core
+from simulator import cardart
+from simulator.render import clear_caches, random_scene, render
 from vision import FRAME_SIZES
-from vision.synth import cardart
-from vision.synth.render import clear_caches, random_scene, render
-
-
-def pin_to_one_core() -> str:
-    cv2.setNumThreads(1)
-    if hasattr(os, "sched_setaffinity"):
-        core = min(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {core})
-        return f"pinned to core {core}, OpenCV on 1 thread"
-    return "not pinned (no sched_setaffinity here), OpenCV on 1 thread"
 
 
 def stats(seconds: list[float]) -> str:
@@ -52,7 +39,7 @@ def main() -> None:
     designs = args.design or cardart.list_designs()
     print("extracting card art (not timed) ...", file=sys.stderr)
     cardart.extract(designs)
-    print(pin_to_one_core())
+    print(pin_to_one_core(opencv=True))
     for size in FRAME_SIZES.values():
         rng = np.random.default_rng(args.seed)
         t0 = time.perf_counter()

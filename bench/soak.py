@@ -11,7 +11,7 @@ the first `--warm` frames: the models loaded, the first game seen) and at the en
 growth (target under 5 %), its growth over the second half alone (where a leak still grows
 and a cache that fills has stopped), and the per-frame time at both ends.
 
-    python bench/soak.py [--frames 100000] [--clients 20] [--speed 2] [--every 2000]
+    python -m bench.soak [--frames 100000] [--clients 20] [--speed 2] [--every 2000]
 """
 
 from __future__ import annotations
@@ -28,9 +28,7 @@ from pathlib import Path
 
 from websockets.asyncio.client import connect
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from bench.api import free_port, memory_kib
+from bench.common import free_port, memory_kib
 
 TARGET_GROWTH = 0.05
 SERVER = """
@@ -38,7 +36,7 @@ import json, resource, sys, threading, time
 from pathlib import Path
 import uvicorn
 from companion_api.app import create_app
-from companion_api.feed import CameraFeed
+from tracker.camera.feed import CameraFeed
 from companion_api.server import DEMO_RECORDING, live_source
 
 data, port, speed, every, stats = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), \\
@@ -68,7 +66,7 @@ def timed_step(feed, reader, index, frame, inputs=()):
 
 
 CameraFeed._step = timed_step
-app = create_app(data, feed=live_source(str(DEMO_RECORDING), demo=True, speed=speed))
+app = create_app(data, camera=live_source(str(DEMO_RECORDING), demo=True, speed=speed))
 uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False,
             ws_max_size=64 * 1024)
 """

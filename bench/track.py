@@ -1,7 +1,7 @@
 """Benchmark: whole games from the table to the score.
 
 `--camera perfect` (the default) gives the tracker what a camera that never misses a card
-would see of each game (`vision.synth.game_views`): the phone's inputs, the table's view
+would see of each game (`simulator.game_views`): the phone's inputs, the table's view
 after each event, an attacker's slide and the cards turned over. It measures the
 reconciler and the live tracker alone, in seconds.
 
@@ -32,8 +32,8 @@ events done while the camera was blind (a fault's frames) and how many were reco
 events the log gained that never happened; the seconds from a fault's first frame to the
 camera's condition saying so, and from its last frame to the table being read again.
 
-    python bench/track.py [--games N] [--seed S]
-    python bench/track.py --camera video [--games 30] [--fps 15] [--work DIR] [--deck]
+    python -m bench.track [--games N] [--seed S]
+    python -m bench.track --camera video [--games 30] [--fps 15] [--work DIR] [--deck]
                           [--faults 3]
 """
 
@@ -42,25 +42,23 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
-import pickle
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from tracker.bot import play_game
-from tracker.engine import Game
-from tracker.events import Attack, EndTurn, Event, Play, dump_log, parse_event
-from tracker.heroes import hero_names
-from tracker.live import LiveTracker
-from vision.synth.game_views import event_key, readable_state, track_perfectly
+from bench.common import registered_deck
+from simulator.game_views import event_key, readable_state, track_perfectly
+from tracker.camera.live import LiveTracker
+from tracker.rules.bot import play_game
+from tracker.rules.engine import Game
+from tracker.rules.events import Attack, EndTurn, Event, Play, dump_log, parse_event
+from tracker.rules.heroes import hero_names
 
 SEEN = ("play", "attack", "hero_power", "secret_revealed")  # what the camera reports
+READING = "reading.jsonl.gz"  # what the recogniser read of each frame of a video game
 # the camera's condition each kind of fault should bring (light and resize blind nothing;
 # a dropout gives no frames at all: the live feed says `lost` by its clock, not a frame)
 ALERTS = {"freeze": "frozen", "black": "covered", "occlude": "covered", "bump": "moved"}
@@ -152,20 +150,11 @@ def score(truth: Game, tracker: LiveTracker) -> tuple[Score, list[tuple[int, int
                  [e.card for e in wrong], secret_suits=secrets), pairs
 
 
-def registered_deck(folder: Path, seed: int):  # -> vision.deck.Deck
-    """The deck a simulated game was played with, registered as its players would: one
-    photo of it laid out (another light and table; `bench/deck.py`'s `registered`)."""
-    from bench.deck import registered
-
-    meta = json.loads((folder / "video" / "meta.json").read_text())
-    return registered(meta["design"], seed, meta["back_variant"])[0].deck
-
-
 def fault_spec(game: int, count: int, events: int) -> str | None:
     """`count` faults for game number `game`: kinds in turn across the games, at even
     spaces through a game of about `events` events."""
-    from vision.synth.game_faults import KINDS
-    from vision.synth.game_video import SECONDS_AN_EVENT
+    from simulator.game_faults import KINDS
+    from simulator.game_video import SECONDS_AN_EVENT
 
     seconds = SECONDS_AN_EVENT * events
     kinds = [KINDS[(game * count + k) % len(KINDS)] for k in range(count)]
@@ -178,15 +167,17 @@ def video_game(truth: Game, folder: Path, seed: int, fps: float, deck: bool = Fa
     """Render the game (with the camera `faults` of `simulate --faults`), read it back
     through the real path, score it; with `deck`, the game's deck registered first
     (`registered_deck`)."""
-    from companion_api.track import TableReader, frames_of, read_phone
-    from vision.synth.game_video import simulate
+    from simulator.game_video import simulate
+    from tracker.camera.reader import TableReader
+    from tracker.camera.recording import Reading, frames_of, read_phone
 
     folder.mkdir(parents=True, exist_ok=True)
     dump_log(truth.events, folder / "game.jsonl")
     simulate(folder / "game.jsonl", folder / "video", seed=seed, fps=fps, faults=faults,
              progress=False)
     inputs = read_phone(folder / "video" / "phone.jsonl")
-    reader = TableReader(LiveTracker(), deck=registered_deck(folder, seed) if deck else None)
+    video = folder / "video"
+    reader = TableReader(LiveTracker(), deck=registered_deck(video, seed) if deck else None)
     applied: list[int] = []  # the frame at which each of the tracker's events was applied
     frame_ms: list[float] = []
     seen = []  # each frame's cards and moving zones, kept to study a game again offline
@@ -204,8 +195,8 @@ def video_game(truth: Game, folder: Path, seed: int, fps: float, deck: bool = Fa
     result = _read_to_the_end(truth, reader, applied, folder, fps, frame_ms,
                               conditions if faults else None)
     result.frame_ms = frame_ms
-    with open(folder / "video" / "seen.pkl", "wb") as out:
-        pickle.dump(seen, out)
+    Reading(seen, fps, read_phone(folder / "video" / "phone.jsonl")).save(
+        folder / "video" / READING)
     shutil.rmtree(folder / "video" / "frames")  # hundreds of MB a game
     return result, reader.tracker
 
@@ -230,13 +221,13 @@ def _score_faults(result: Score, truth: Game, pairs: list[tuple[int, int]], done
 
 def replay_game(truth: Game, folder: Path, fps: float) -> Score:
     """A game `video_game` rendered and read, its recogniser's cards and moving zones a
-    frame (seen.pkl) given again to the stabilizer and tracker as TableReader gives them:
+    frame (its `Reading`) given again to the stabilizer and tracker as TableReader gives them:
     the tracking half of the path as it is now, on the camera's reading as it was."""
-    from companion_api.track import TableReader, read_phone
+    from tracker.camera.reader import TableReader
+    from tracker.camera.recording import Reading
 
-    with open(folder / "video" / "seen.pkl", "rb") as kept:
-        seen = pickle.load(kept)
-    inputs = read_phone(folder / "video" / "phone.jsonl")
+    reading = Reading.load(folder / "video" / READING)
+    seen, inputs = reading.frames, {k: list(v) for k, v in reading.inputs.items()}
     reader = TableReader(LiveTracker())
     applied: list[int] = []
     for index, frame in enumerate(seen):
@@ -380,7 +371,7 @@ def main() -> None:
             scores.append(perfect_game(truth))
             continue
         if args.camera == "replay":
-            if (work / f"game{number:02d}" / "video" / "seen.pkl").exists():
+            if (work / f"game{number:02d}" / "video" / READING).exists():
                 scores.append(replay_game(truth, work / f"game{number:02d}", args.fps))
             continue
         done = work / f"game{number:02d}" / "score.json"

@@ -2,7 +2,7 @@
 
 The camera image maps to table millimetres by a homography found from four printed ArUco
 markers at the play area's corners (`TableCalibration.from_markers`, kept up to date while
-playing by `CalibrationTracker`) or from four clicked corners (`from_corners`). The zone
+playing by `LiveCalibration`) or from four clicked corners (`from_corners`). The zone
 layout is a JSON file in the same millimetres (`load_layout`). numpy and OpenCV only: this
 package knows nothing of cards or rules.
 """
@@ -16,23 +16,23 @@ from .homography import (
     table_to_view,
 )
 from .layout import Layout, LayoutError, default_layout, load_layout, parse_layout
+from .live import CalibrationUpdate, LiveCalibration
 from .markers import CORNER_NAMES, DEFAULT_MARKERS, MarkerSet, detect_markers, make_detector
 from .mat import render_mat
 from .sheet import SheetError, print_markers, render_sheet
-from .tracking import CalibrationTracker, TrackUpdate
 
 __all__ = [
     "CORNER_NAMES",
     "DEFAULT_MARKERS",
     "DEFAULT_TABLE_MM",
     "CalibrationError",
-    "CalibrationTracker",
+    "CalibrationUpdate",
     "Layout",
     "LayoutError",
+    "LiveCalibration",
     "MarkerSet",
     "SheetError",
     "TableCalibration",
-    "TrackUpdate",
     "default_layout",
     "detect_markers",
     "fit_markers",

@@ -2,7 +2,7 @@
 
 A card id is rank + suit (`2S` … `10S`, `JS`, `QS`, `KS`, `AS`; suits S H D C), `JK` for the
 joker and `BACK` for a face-down card (DESIGN.md, "Card ids"). Names only: what a card does
-in the game is the tracker's (`tracker.cards`), what it looks like is vision's.
+in the game is the tracker's (`tracker.rules.cards`), what it looks like is vision's.
 """
 
 from __future__ import annotations

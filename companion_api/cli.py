@@ -16,9 +16,7 @@ from pathlib import Path
 from typing import NoReturn
 
 import vision  # noqa: F401  (sets OpenCV's pixel limit, before any command loads OpenCV)
-from tracker.alerts import Alert
-from tracker.engine import EngineError, Game
-from tracker.events import Event, LogError, dump_log, iter_log
+from tracker.rules import Alert, EngineError, Event, Game, LogError, dump_log, iter_log
 
 EXIT_USAGE = 2
 MAX_DEMO_PACE = 100.0  # past this, nearly every frame is dropped: nothing to follow
@@ -70,7 +68,7 @@ def _run(args: argparse.Namespace) -> int:
         if not ORIGIN.fullmatch(origin):
             raise LogError(f"--allow-origin {origin}: give scheme://host[:port], e.g. "
                            "https://obs.example.com")
-    from vision.deck import DeckError
+    from vision import DeckError
 
     try:  # the demo's recording shows a deck of its own: a registered one only if named
         deck = (None if args.source is None and not (args.demo and args.deck)
@@ -93,22 +91,22 @@ def _run(args: argparse.Namespace) -> int:
 
 def _track(args: argparse.Namespace) -> int:
     from calibration import LayoutError, load_layout
-    from vision.classify import ModelError
-    from vision.deck import DeckError
-
-    from .track import TrackError, track
+    from tracker.camera import TrackError, track
+    from vision import DeckError, ModelError
 
     try:
         layout = load_layout(args.layout) if args.layout else None
         deck = _chosen_deck(args)
-        result = track(Path(args.recording), Path(args.phone), layout, deck)
+        phone = Path(args.phone) if args.phone else None
+        result = track(Path(args.recording), phone, layout, deck)
     except (TrackError, LayoutError, ModelError, DeckError) as error:
         raise LogError(str(error)) from None
     if deck is not None:
         print(f"hearthtop-companion: {_deck_note(deck, result.deck_in_use)}", file=sys.stderr)
     tracker = result.tracker
     if tracker.game.table is None:
-        raise LogError(f"{args.phone}: the phone never started a game (no new_game)")
+        raise LogError(f"{args.phone or args.recording}: the phone never started a game "
+                       "(no new_game)")
     if args.events:
         dump_log(tracker.events, Path(args.events))
     state = tracker.game.state().model_dump(mode="json")
@@ -124,21 +122,9 @@ def _track(args: argparse.Namespace) -> int:
     return 0
 
 
-def _simulate(args: argparse.Namespace) -> int:
-    # The one door from the product to what only makes data (vision.synth), opened when
-    # this command runs; tests/test_layering.py allows exactly this import.
-    from vision.synth import game_video as simulator
-
-    summary = simulator.simulate(Path(args.log), Path(args.out), seed=args.seed,
-                                 size=args.size, fps=args.fps, design=args.design,
-                                 faults=args.faults)
-    print(summary.line())
-    return 0
-
-
 def _print_markers(args: argparse.Namespace) -> int:
     # Imported here: OpenCV is not needed, nor loaded, to replay a log.
-    from calibration.sheet import SheetError, print_markers
+    from calibration import SheetError, print_markers
 
     try:
         path = print_markers(args.out)
@@ -151,11 +137,7 @@ def _print_markers(args: argparse.Namespace) -> int:
 def _recognize(args: argparse.Namespace) -> int:
     """Cards in photos: one JSON list for one image, one JSON line an image for several."""
     from calibration import CalibrationError, LayoutError, TableCalibration, load_layout
-    from vision.classify import ModelError
-    from vision.deck import DeckError
-    from vision.detect import PHOTO_ZOOMS
-    from vision.image import ImageError, read_image
-    from vision.pipeline import Recognizer
+    from vision import PHOTO_ZOOMS, DeckError, ImageError, ModelError, Recognizer, read_image
 
     try:
         layout = load_layout(args.layout) if args.layout else None
@@ -205,7 +187,7 @@ def _data_folder(args: argparse.Namespace) -> Path:
     return Path(args.data) if getattr(args, "data", None) else default_data_folder()
 
 
-def _chosen_deck(args: argparse.Namespace):  # -> vision.deck.Deck | None (lazy import)
+def _chosen_deck(args: argparse.Namespace):  # -> vision.Deck | None (lazy import)
     """The deck `--deck` names, none with `--no-deck`, else the most recent one."""
     from .decks import DeckStore
 
@@ -214,7 +196,7 @@ def _chosen_deck(args: argparse.Namespace):  # -> vision.deck.Deck | None (lazy 
     return DeckStore(_data_folder(args)).load(args.deck)
 
 
-def _deck_note(deck, in_use: bool) -> str:  # deck: vision.deck.Deck
+def _deck_note(deck, in_use: bool) -> str:  # deck: vision.Deck
     return (f"read with deck {deck.name}" if in_use else
             f"the cards do not look like deck {deck.name}: read by the general recogniser")
 
@@ -232,7 +214,7 @@ def _photos(paths: Sequence[str]) -> list[tuple[str, object]]:
             files.append(given)
         else:
             raise LogError(f"{given}: no such file or folder")
-    from vision.image import ImageError, read_image
+    from vision import ImageError, read_image
 
     try:
         return [(str(path), read_image(path)) for path in files]
@@ -241,7 +223,7 @@ def _photos(paths: Sequence[str]) -> list[tuple[str, object]]:
 
 
 def _deck(args: argparse.Namespace) -> int:
-    from vision.deck import DeckError
+    from vision import DeckError
 
     from .decks import DeckStore
 
@@ -268,9 +250,7 @@ def _deck(args: argparse.Namespace) -> int:
 def _deck_add(args: argparse.Namespace, store) -> int:  # store: decks.DeckStore
     import time
 
-    from vision.classify import ModelError
-    from vision.pipeline import Recognizer
-    from vision.register import CountError, find_cards, name_cards
+    from vision import CountError, ModelError, Recognizer, find_cards, name_cards
 
     store.path(args.name)  # a bad name is refused before the photos are read
     cards = None if args.cards is None else [c for c in args.cards.split(",") if c.strip()]
@@ -394,30 +374,16 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(handler=_run)
     tracked = commands.add_parser(
         "track", help="run the camera pipeline over a recording and print the game's state")
-    tracked.add_argument("recording", help="folder of frames, or a video file")
-    tracked.add_argument("--phone", required=True,
-                         help="the phone's inputs: JSON lines of {frame, event}")
+    tracked.add_argument("recording", help="a video file, a folder of frames, or the folder "
+                                           "`simulate` wrote (its phone.jsonl is read)")
+    tracked.add_argument("--phone", help="the phone's inputs, JSON lines of {frame, event} "
+                                         "(default: the phone.jsonl that came with the "
+                                         "recording)")
     tracked.add_argument("--layout", help="zone layout JSON (default: the bundled one)")
     tracked.add_argument("--json", action="store_true", help="print the state as JSON")
     tracked.add_argument("--events", help="write the recovered event log here")
     _deck_options(tracked)
     tracked.set_defaults(handler=_track)
-    simulate = commands.add_parser(
-        "simulate", help="render an event log as the table video a webcam above would record")
-    simulate.add_argument("log", help="event log, one JSON event a line (a bot game's has its "
-                                      "deck order)")
-    simulate.add_argument("--out", required=True,
-                          help="folder for frames/, phone.jsonl, truth.jsonl and meta.json")
-    simulate.add_argument("--seed", type=int, default=0,
-                          help="design, table, camera, light, hands, timings (default 0)")
-    simulate.add_argument("--size", default="1280x720", help="frame size WxH (default 1280x720)")
-    simulate.add_argument("--fps", type=float, default=15.0,
-                          help="frames a second (default 15)")
-    simulate.add_argument("--design", help="card design (default: a held-out one, by seed)")
-    simulate.add_argument("--faults", metavar="SPEC",
-                          help="camera faults: random:K, or KIND@SECONDS+DURATION,... with kinds "
-                               "dropout freeze black bump occlude light resize")
-    simulate.set_defaults(handler=_simulate)
     decks = commands.add_parser(
         "deck", help="register the players' own deck from photos, so that its cards are read "
                      "near-perfectly; list or remove registered decks")
@@ -441,7 +407,34 @@ def build_parser() -> argparse.ArgumentParser:
         "print-markers", help="write the printable A4 sheet of table markers (.pdf or .png)")
     markers.add_argument("out", help="output file; its extension (.pdf or .png) picks the format")
     markers.set_defaults(handler=_print_markers)
+    _add_plugged_commands(commands)
     return parser
+
+
+COMMANDS = "hearthtop_companion.commands"  # the entry points of commands from outside
+
+
+def _add_plugged_commands(commands: argparse._SubParsersAction) -> None:
+    """Commands that tools outside the product add (the simulator's `simulate`): each entry
+    point names a function that adds its command. One whose tool is not installed (a wheel
+    has no simulator) is still listed, and says so in one line when run."""
+    from importlib.metadata import entry_points
+
+    for point in entry_points(group=COMMANDS):
+        try:
+            point.load()(commands)
+        except ImportError:
+            missing = commands.add_parser(point.name, help="(not installed: from a checkout, "
+                                                           "pip install -e '.[sim]')")
+            missing.add_argument("given", nargs=argparse.REMAINDER)
+            missing.set_defaults(handler=_not_installed(point.name))
+
+
+def _not_installed(name: str) -> Callable[[argparse.Namespace], int]:
+    def refuse(args: argparse.Namespace) -> int:
+        raise LogError(f"{name}: not part of this installation; it runs from a checkout of "
+                       "the project (pip install -e '.[sim]')")
+    return refuse
 
 
 def main(argv: Sequence[str] | None = None) -> int:

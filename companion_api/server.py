@@ -15,14 +15,15 @@ import uvicorn
 
 from calibration import Layout
 
-if TYPE_CHECKING:
-    from vision.deck import Deck
-
 from .app import create_app
+from .dependencies import CameraSource
 from .store import DataFolder
 
+if TYPE_CHECKING:
+    from vision import Deck
+
 # A simulated game as the webcam above the table records it, with the phone's inputs
-# beside it (`python -m vision.synth.demo_recording` makes it; docs/table.md).
+# beside it (`python -m simulator.demo_recording` makes it, from a checkout; docs/table.md).
 DEMO_RECORDING = Path(__file__).with_name("demo") / "table.mp4"
 
 
@@ -87,13 +88,12 @@ def welcome(url: str, token: str, data: Path, *, qr: bool, demo: bool,
 
 
 def live_source(source: str, *, demo: bool = False, speed: float = 1.0,
-                layout: Layout | None = None, deck: Deck | None = None) -> Callable:
+                layout: Layout | None = None, deck: Deck | None = None) -> CameraSource:
     """What makes the camera feed: a camera index or stream URL, or a recording (a video
     file or a folder of frames, with the phone inputs that came with it) played at its
     frame rate times `speed`; the demo's again and again. ServerError when a recording's
     phone file cannot be used."""
-    from .feed import CameraFeed, Recording
-    from .track import TrackError
+    from tracker.camera import CameraFeed, Recording, TrackError
 
     live: str | Recording = source
     if Path(source).exists():
@@ -102,9 +102,9 @@ def live_source(source: str, *, demo: bool = False, speed: float = 1.0,
         except TrackError as error:
             raise ServerError(str(error)) from None
 
-    def feed(publish: Callable) -> CameraFeed:
-        return CameraFeed(live, publish, layout=layout, speed=speed, loop=demo, deck=deck)
-    return feed
+    def camera(subscriber: Callable) -> CameraFeed:
+        return CameraFeed(live, subscriber, layout=layout, speed=speed, loop=demo, deck=deck)
+    return camera
 
 
 def serve(*, host: str, port: int, data: Path, qr: bool = True, source: str | None = None,
@@ -116,17 +116,18 @@ def serve(*, host: str, port: int, data: Path, qr: bool = True, source: str | No
         raise ServerError(f"{DEMO_RECORDING}: the demo recording is not installed; "
                           "reinstall the package")
     source = str(DEMO_RECORDING) if demo else source
-    feed = None if source is None else live_source(source, demo=demo, speed=speed,
-                                                   layout=layout, deck=deck)
+    camera = None if source is None else live_source(source, demo=demo, speed=speed,
+                                                     layout=layout, deck=deck)
     folder = DataFolder(data)
-    app = create_app(folder, feed=feed, allow_origins=allow_origins)
+    app = create_app(folder, camera=camera, allow_origins=allow_origins)
+    table = app.state.table
     sock = _bind(host, port)
     shown = lan_address() if host in ("0.0.0.0", "::", "") else host
     shown = f"[{shown}]" if ":" in shown else shown
-    print(welcome(f"http://{shown}:{port}", app.state.token, folder.root, qr=qr,
-                  demo=demo, stream=feed is not None), flush=True)
-    if app.state.session.resumed_torn:
-        print(f"hearthtop-companion: warning: {folder.log_path(app.state.session.game_id)}: "
+    print(welcome(f"http://{shown}:{port}", table.token, folder.root, qr=qr,
+                  demo=demo, stream=camera is not None), flush=True)
+    if table.session.resumed_torn:
+        print(f"hearthtop-companion: warning: {folder.log_path(table.session.game_id)}: "
               "the last line was cut off by a stop mid-write (a power cut?); it was never "
               "confirmed to any phone and is dropped, the rest kept", file=sys.stderr,
               flush=True)

@@ -1,6 +1,11 @@
 """The table the server keeps: one game at a time, its log on disk, the questions waiting
 for an answer, and the state every client is shown.
 
+One engine a game. Without a camera the session's `Game` applies the phone's events. With a
+camera the camera's tracker applies them, and `follow` takes the tracker's game as the
+truth: the log on disk keeps what both share and gains what is new, appended; it is written
+again whole only when the camera's history changed (a view explained again, an answer).
+
 All methods are plain and synchronous; the app calls them one at a time (under its lock).
 A refused request raises `Refused` with an HTTP status and one sentence, and changes
 nothing: an event the engine cannot apply is refused before anything is written.
@@ -15,19 +20,32 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cards import DECK, JOKER
-from tracker.cards import PLAYERS, card_cost, parse_card
-from tracker.engine import EngineError, Game
-from tracker.events import Concede, Event, NewGame, Play
-from tracker.heroes import all_heroes
-from tracker.legality import card_plays, power_uses, reactions
-from tracker.narrate import describe_event
-from tracker.questions import Answer, Question
-from tracker.table import HERO_POWER_COST
+from tracker.camera import Question
+from tracker.rules import (
+    HERO_POWER_COST,
+    PLAYERS,
+    Concede,
+    EngineError,
+    Event,
+    Game,
+    NewGame,
+    Play,
+    all_heroes,
+    card_cost,
+    card_plays,
+    describe_event,
+    parse_card,
+    power_uses,
+    reactions,
+)
 
 from .store import DataFolder, StoreError
+
+if TYPE_CHECKING:
+    from tracker.camera import CameraUpdate
 
 RECENT = 8  # lines of narration in the state
 CARDS = (*DECK, JOKER)
@@ -42,15 +60,24 @@ class Refused(Exception):
 @dataclass(frozen=True)
 class Limits:
     max_events: int = 5000  # a real game has a few hundred
-    max_questions: int = 50
 
 
-def _replayed(events: list[Event]) -> tuple[Game, list[str]]:
-    game, lines = Game(), []
-    for event in events:
-        game.apply(event)
-        lines.append(describe_event(game, event))
-    return game, lines
+def narration(game: Game, count: int = RECENT) -> list[str]:
+    """A line about each of the game's last `count` events, oldest first: each told from
+    the game as it stood just after it (a copy taken back event by event, not replayed)."""
+    view, lines = game.copy(), []
+    for _ in range(min(count, len(game.events))):
+        lines.append(describe_event(view, view.events[-1]))
+        view.pop()
+    return lines[::-1]
+
+
+def _shared(mine: list[Event], theirs: list[Event]) -> int:
+    """How many events two logs share from the start."""
+    for index, (a, b) in enumerate(zip(mine, theirs, strict=False)):
+        if a != b:
+            return index
+    return min(len(mine), len(theirs))
 
 
 class Session:
@@ -58,15 +85,13 @@ class Session:
         self.data, self.limits = data, limits
         self.game_id: str | None = None
         self.game = Game()
-        self.recent: list[str] = []  # one line about each event, in order
-        self.questions: dict[int, Question] = {}
+        self.questions: dict[int, Question] = {}  # the camera's, by id
         self.version = 0
         self.camera: str | None = None  # with a live source: ok, lost, frozen, covered, moved
         self.deck: dict | None = None  # the registered deck: {name, in_use}, or None
-        self.mirrored: int | None = None  # which of the live source's games is mirrored
+        self.camera_game: int | None = None  # which of the camera's games is followed
         self.unsaved: str | None = None  # why the game in memory is not all on disk (OSError)
         self.resumed_torn = False
-        self._next_question = 1
         self._summaries: dict[str, dict[str, Any]] = {}
         self._resume()
         self._changed()
@@ -76,7 +101,7 @@ class Session:
         if stored is None:
             return
         try:
-            self.game, self.recent = _replayed(stored.events)
+            self.game = Game.replay(stored.events)
         except EngineError as error:
             raise StoreError(f"{self.data.log_path(stored.game)}: {error}") from None
         self.game_id = stored.game
@@ -100,8 +125,7 @@ class Session:
         if self.unsaved is not None:
             state["unsaved"] = self.unsaved
         state.update(version=self.version, game=self.game_id, events=len(self.game.events),
-                     recent=self.recent[-RECENT:],
-                     pending=self.pending())
+                     recent=narration(self.game), pending=self.pending())
         return state
 
     def pending(self) -> list[dict[str, Any]]:
@@ -113,15 +137,17 @@ class Session:
     # --- changing the game ---------------------------------------------------------------
     def new_game(self, event: NewGame) -> list:
         try:
-            fresh, lines = _replayed([event])
+            fresh = Game.replay([event])
         except EngineError as error:
             raise Refused(422, str(error)) from None
-        self.game_id, self.unsaved = self.data.new_id(), None
-        self.game, self.recent = fresh, lines
-        self.questions = {}
-        self._save()
+        self._begin(fresh)
         self._changed()
         return []
+
+    def _begin(self, game: Game) -> None:
+        """`game` is a new game: a new id, its log written whole."""
+        self.game_id, self.unsaved, self.game = self.data.new_id(), None, game
+        self._save()
 
     def add(self, event: Event) -> list:
         """Apply one event and keep it; the alerts it raised."""
@@ -139,8 +165,7 @@ class Session:
             alerts = self.game.apply(event)
         except EngineError as error:
             raise Refused(422, str(error)) from None
-        self._save(event)
-        self.recent.append(describe_event(self.game, event))
+        self._save([event])
         self._changed()
         return alerts
 
@@ -148,17 +173,17 @@ class Session:
         if self.game_id is None or len(self.game.events) <= 1:
             raise Refused(409, "nothing to undo: start a new game instead")
         event = self.game.pop()
-        self.recent.pop()
         self._save()
         self._changed()
         return event
 
-    def _save(self, event: Event | None = None) -> None:
-        """Keep the game on disk: `event` appended to a log that holds the rest, else the
-        whole log written again. A disk that cannot take it leaves the game in memory."""
+    def _save(self, new: list[Event] | None = None) -> None:
+        """Keep the game on disk: the `new` events appended to a log that holds the rest,
+        else the whole log written again. A disk that cannot take it leaves the game in
+        memory."""
         try:
-            if event is not None and self.unsaved is None:
-                self.data.append(self.game_id, event)
+            if new is not None and self.unsaved is None:
+                self.data.append(self.game_id, new)
             else:
                 self.data.save(self.game_id, self.game.events)
         except OSError as error:
@@ -173,82 +198,31 @@ class Session:
             if self.unsaved is None:
                 self._changed()
 
-    def mirror(self, events: list[Event], camera: str | None = None,
-               choices: list | None = None, game: int | None = None,
-               deck: dict | None = None) -> None:
-        """Make the log `events` (the live tracker's): what both share is kept, what the
-        tracker took back is undone, what it added is added. A log that starts another
-        game starts a new one, and so does a new `game` number from the source: a new game
-        with the same heroes begins with the same event, and undoing the last game down to
-        it would overwrite that game's log. The tracker's open choices are the questions;
-        `deck`, the registered deck's name and whether it reads the cards, is shown."""
-        questions = {c.id: Question(id=c.id, prompt="The camera could not tell which "
-                                    "happened; the first is in the score now:",
-                                    options=[{"label": label[:200]} for label in c.labels])
-                     for c in choices or []}
-        if camera != self.camera or questions != self.questions or deck != self.deck:
-            self.camera, self.questions, self.deck = camera, questions, deck
-            self._changed()
-        if not events:
-            return
-        if self.game_id is None or self.game.events[:1] != events[:1] or game != self.mirrored:
-            self.new_game(events[0])
-            self.questions, self.mirrored = questions, game
-        shared = 0
-        for mine, theirs in zip(self.game.events, events, strict=False):
-            if mine != theirs:
-                break
-            shared += 1
-        while len(self.game.events) > max(shared, 1):
-            self.undo()
-        for event in events[len(self.game.events):]:
-            try:
-                self.add(event)
-            except Refused:  # after the end of the game, as a rewritten log may have it
-                break
+    def follow(self, update: CameraUpdate) -> None:
+        """The camera's game as its tracker holds it (the one engine of a camera game): the
+        log keeps what it shares with the tracker's and gains the rest, appended, or is
+        written again whole where the tracker changed its history. A log that starts
+        another game starts a new one, and so does a new `game_number` from the camera: a
+        new game with the same heroes begins with the same event, and must not overwrite
+        the last game's log. The tracker's open choices are the questions."""
+        self.camera, self.deck = update.camera, update.deck
+        self.questions = {q.id: q for q in update.questions}
+        events = update.game.events
+        if events and (self.game_id is None or self.camera_game != update.game_number
+                       or self.game.events[:1] != events[:1]):
+            self.camera_game = update.game_number
+            self._begin(update.game)
+        elif events:
+            shared = _shared(self.game.events, events)
+            rewritten = shared < len(self.game.events)
+            self.game = update.game
+            if rewritten or shared < len(events):
+                self._save(None if rewritten else events[shared:])
+        self._changed()
 
     def _result(self) -> str:
         winner = self.game.winner
         return "a draw" if winner == "draw" else f"{winner} won"
-
-    # --- questions -------------------------------------------------------------------------
-    def ask(self, prompt: str, options: list[dict[str, Any]], default: int = 0) -> Question:
-        """Put a question to the phones (the tracker's side of the exchange)."""
-        if len(self.questions) >= self.limits.max_questions:
-            oldest = min(self.questions)
-            try:
-                self.answer(oldest, Answer(option=self.questions[oldest].default))
-            except Refused:  # its default no longer fits the table: nobody can answer it
-                del self.questions[oldest]
-        question = Question(id=self._next_question, prompt=prompt, options=options,
-                            default=default)
-        self._next_question += 1
-        self.questions[question.id] = question
-        self._changed()
-        return question
-
-    def answer(self, question_id: int, answer: Answer) -> list:
-        question = self.questions.get(question_id)
-        if question is None:
-            raise Refused(404, f"there is no open question {question_id}")
-        if answer.option >= len(question.options):
-            raise Refused(422, f"question {question_id} has {len(question.options)} options "
-                               f"(0 to {len(question.options) - 1})")
-        if self.game.table is None:
-            raise Refused(409, "no game in progress: start one with POST /api/new-game")
-        kept, version, alerts = len(self.game.events), self.version, []
-        try:
-            for event in question.options[answer.option].events:
-                alerts += self.add(event)
-        except Refused:  # all of the option's events or none; no page saw the ones between
-            while len(self.game.events) > kept:
-                self.undo()
-            self.version = version - 1
-            self._changed()
-            raise
-        del self.questions[question_id]
-        self._changed()
-        return alerts
 
     # --- what may be done --------------------------------------------------------------------
     def moves(self, card: str | None = None, player: str | None = None,
@@ -317,8 +291,7 @@ class Session:
         if cached is None or cached["_stamp"] != stamp:
             try:
                 events = self.data.read(game).events
-                replayed, _ = _replayed(events)
-                state = replayed.state()
+                state = Game.replay(events).state()
                 cached = {"id": game, "events": len(events), "turn": state.turn,
                           "over": state.over, "winner": state.winner,
                           "heroes": {p: state.players[p].hero for p in PLAYERS}

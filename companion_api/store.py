@@ -7,8 +7,9 @@ server killed at any moment starts again with nothing lost.
 
 An accepted event is appended and fsynced before the server answers, so what a client was
 told is on disk. A line torn by a kill mid-write was never acknowledged: it is dropped on
-reading. An undo rewrites the log to a new file and renames it over the old one, so a kill
-leaves either the old log or the new one, never a mix.
+reading. An undo, or a camera that explained the table again, rewrites the log to a new file
+and renames it over the old one, so a kill leaves either the old log or the new one, never a
+mix.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tracker.events import Event, LogError, parse_event
+from tracker.rules import Event, LogError, parse_event
 
 _TOKEN_BYTES = 18  # 24 url-safe characters
 TOKEN = re.compile(r"[A-Za-z0-9_-]{16,200}")  # what secrets.token_urlsafe makes
@@ -143,14 +144,14 @@ class DataFolder:
         self.rewrite(game, events)
         _write_atomic(self.root / "current", game + "\n")
 
-    def append(self, game: str, event: Event) -> None:
-        """Add one event to a game's log; on disk when this returns."""
+    def append(self, game: str, events: list[Event]) -> None:
+        """Add events to a game's log, in one write; on disk when this returns."""
         if self._file is None or self._file.name != str(self.log_path(game)):
             self.close()
             self._file = open(self.log_path(game), "a", encoding="utf-8")  # noqa: SIM115
         end = self._file.tell()
         try:
-            self._file.write(event.to_json() + "\n")
+            self._file.write("".join(event.to_json() + "\n" for event in events))
             self._file.flush()
             os.fsync(self._file.fileno())
         except OSError:  # a disk full: no half line may stay for the next event to follow

@@ -1,17 +1,5 @@
-"""The shipped models (ONNX, each with its JSON report; the model card is README.md), and
-what makes their data, trains, scores and describes them. Nothing here runs live: `vision`
-loads the ONNX files itself and imports no `models` module (`tests/test_layering.py`).
-
-Run as `python -m models.NAME`; the trainings need the `train` extra (torch):
-- `classifier_train`, `expert_train`: the card classifier and its index experts
-- `detect_train`, `pile_train`: the card detector and the pile network
-- `refine_train`: the outline refiner (`--measure-only`: its figures again)
-- `threshold`: the classifier's thresholds, fitted behind the shipped detector and refiner
-- `model_card`: README.md, from the reports
-
-Data, without torch: `classifier_data`, `expert_data`, `detect_data`, `pile_data`,
-`refine_data`, on `data` (seeded parallel chunks, the cache) and `designs` (which designs
-train, calibrate and test). Scoring, without torch: `evaluate`. What the trainings share:
-`training` (tensors, warm starts, the command line, the loop that names images) and
-`scene_training` (the detector's network, trained on rendered scenes or crops of them).
-"""
+"""The shipped models: ONNX files, each with its JSON report (thresholds, sizes, figures), and
+their model card (README.md). Data, no code: `vision` finds them through this package
+(`importlib.resources`), in a checkout and from an installed wheel alike. The `.pt` files
+beside them are the same weights for torch, the trainings' warm starts; the wheel leaves
+them out. What makes, trains, scores and describes them is `training/`, run from a checkout."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tracker.engine import Game
-from tracker.events import EndTurn, NewGame, parse_event
+from tracker.rules.engine import Game
+from tracker.rules.events import EndTurn, NewGame, parse_event
 
 
 class Table:

@@ -27,9 +27,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from cards import DECK, JOKER  # noqa: E402
-from tracker.bot import play_game  # noqa: E402
-from tracker.engine import EngineError, Game  # noqa: E402
-from tracker.events import (  # noqa: E402
+from tracker.rules.bot import play_game  # noqa: E402
+from tracker.rules.engine import EngineError, Game  # noqa: E402
+from tracker.rules.events import (  # noqa: E402
     Attack,
     Concede,
     EndTurn,
@@ -43,10 +43,10 @@ from tracker.events import (  # noqa: E402
     parse_event,
     read_log,
 )
-from tracker.heroes import hero_names  # noqa: E402
+from tracker.rules.heroes import hero_names  # noqa: E402
 
 RECORD = ROOT / "tests" / "data" / "engine_record.jsonl.gz"
-SAMPLES = sorted((ROOT / "tracker" / "samples").glob("*.jsonl"))
+SAMPLES = [ROOT / "tests" / "data" / "demo_game.jsonl"]
 RULE_TESTS = ["tests/test_rules.py", "tests/test_alerts.py", "tests/test_properties.py",
               "tests/test_events.py", "tests/test_cli.py", *sorted(str(p.relative_to(ROOT))
                                               for p in (ROOT / "tests").glob("test_hero_*.py"))]

@@ -20,6 +20,12 @@ import uvicorn
 
 from companion_api.app import create_app
 
+# What the recogniser read, frame by frame, of a bot game (Anduin against Jaina) rendered as
+# table video by the simulator: `python -m bench.track --camera video --games 1 --work DIR`
+# keeps it as DIR/game00/video/reading.jsonl.gz. Played again, the camera ends the game with
+# four questions open: three hero powers and a Frostbolt whose target it could not see.
+READING = Path(__file__).resolve().parent / "data" / "reading_anduin_jaina.jsonl.gz"
+
 
 def free_port() -> int:
     with socket.socket() as probe:
@@ -35,7 +41,7 @@ class LiveServer:
 
     @property
     def session(self):
-        return self.app.state.session
+        return self.app.state.table.session
 
     def post(self, path: str, body: dict | None = None, **kwargs) -> httpx.Response:
         return httpx.post(self.url + path, json=body,
@@ -50,6 +56,28 @@ class LiveServer:
         return response
 
 
+def recorded_camera(path: Path = READING):
+    """A camera for `create_app(camera=…)`: a recorded reading of a game played through
+    the real camera feed (the stabilizer, the live tracker), every frame, as fast as they
+    are taken; then the feed waits, as after a recording, taking the phone's answers."""
+    from tracker.camera import CameraFeed, Reading
+
+    reading = Reading.load(path)
+    return lambda subscriber: CameraFeed(reading, subscriber, speed=None)
+
+
+def wait_for_camera(live: LiveServer, timeout: float = 60) -> dict:
+    """The state once the recorded camera has played its game to the end."""
+    deadline = time.monotonic() + timeout
+    while True:
+        state = live.get("/api/state").json()
+        if state.get("camera") == "lost" and state["events"] > 1:
+            return state
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the camera never finished its game: {state.get('camera')}")
+        time.sleep(0.05)
+
+
 class ThreadServer:
     """uvicorn serving `create_app(data, **options)` in a thread; a context manager."""
 
@@ -60,7 +88,7 @@ class ThreadServer:
                                 ws_max_size=64 * 1024)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.live = LiveServer(f"http://127.0.0.1:{port}", self.app.state.token, self.app)
+        self.live = LiveServer(f"http://127.0.0.1:{port}", self.app.state.table.token, self.app)
 
     def __enter__(self) -> LiveServer:
         self.thread.start()

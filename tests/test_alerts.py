@@ -1,4 +1,4 @@
-"""Every alert code of tracker.alerts.CODES, raised by a short log; what an alert says; and
+"""Every alert code of tracker.rules.alerts.CODES, raised by a short log; what an alert says; and
 what an illegal event still does to the table."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import pytest
 from conftest import start
 
 from cards import DECK
-from tracker.alerts import CODES, ILLEGAL, WARNING
-from tracker.engine import Game
-from tracker.events import parse_event
+from tracker.rules.alerts import CODES, ILLEGAL, WARNING
+from tracker.rules.engine import Game
+from tracker.rules.events import parse_event
 
 END = {"type": "end_turn"}
 

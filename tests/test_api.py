@@ -25,7 +25,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from live_server import LiveServer, ThreadServer
+from live_server import LiveServer, ThreadServer, recorded_camera, wait_for_camera
 from pydantic import ValidationError
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import ClientConnection, connect
@@ -33,10 +33,12 @@ from websockets.sync.client import ClientConnection, connect
 from companion_api.app import ServerLimits
 from companion_api.cli import replay_log
 from companion_api.session import Limits
-from tracker.engine import Game
-from tracker.events import parse_event
+from companion_api.store import DataFolder
+from tracker.camera.questions import Option
+from tracker.rules.engine import Game
+from tracker.rules.events import parse_event
 
-DEMO = Path(__file__).resolve().parents[1] / "tracker" / "samples" / "demo_game.jsonl"
+DEMO = Path(__file__).resolve().parents[1] / "tests" / "data" / "demo_game.jsonl"
 DEMO_EVENTS = [json.loads(line) for line in DEMO.read_text().splitlines() if line.strip()]
 HEROES = DEMO_EVENTS[0]["heroes"]
 DECK = DEMO_EVENTS[0]["deck"]
@@ -312,73 +314,58 @@ def test_moves_of_the_hero_power_mark_legality(live):
     assert "during p1's turn" in armor["options"][0]["alerts"][0]
 
 
-def test_questions_are_shown_and_answered(live, watcher):
-    new_game(live)
-    for event in DEMO_EVENTS[1:3]:
-        live.event(**bare(event))
-    asked = live.session.ask("Was 6S played?", options=[
-        {"label": "no, nothing happened", "events": []},
-        {"label": "6S was played", "events": [{"type": "play", "player": "p1", "card": "6S"}]},
-    ])
-    other = live.session.ask("Did the turn end?", options=[
-        {"label": "yes", "events": [{"type": "end_turn"}]}, {"label": "no"}], default=1)
-    pending = state(live)["pending"]
-    assert [q["id"] for q in pending] == [asked.id, other.id]
-    assert pending[0]["prompt"] == "Was 6S played?"
-    assert pending[0]["options"][1]["events"] == [
-        {"type": "play", "player": "p1", "card": "6S"}]
-    assert live.get("/api/questions").json() == pending
+def test_the_cameras_questions_are_shown_and_answered(tmp_path):
+    """The camera played a game it could not wholly see (a recorded reading): its questions
+    are on every page; a bad answer is one sentence and changes nothing; an answer goes
+    back to the camera's tracker, which writes the log again from that point."""
+    with serve(tmp_path, camera=recorded_camera()) as live:
+        ended = wait_for_camera(live)
+        watcher = Watcher(live)
+        pending = ended["pending"]
+        assert [q["id"] for q in pending] == [1, 2, 3, 4]
+        fireblast = pending[1]
+        assert [o["label"] for o in fireblast["options"]] == [
+            "p2 uses Fireblast at p1", "p2 uses Fireblast at p2"]
+        assert fireblast["options"][1]["events"] == [
+            {"type": "hero_power", "player": "p2", "target": "p2"}]
+        assert live.get("/api/questions").json() == pending
 
-    before = snapshot(live)
-    for qid, body, status in [(999, {"option": 0}, 404), (asked.id, {"option": 2}, 422),
-                              (asked.id, {"option": 25}, 422), (asked.id, {"option": -1}, 422),
-                              (asked.id, {"option": "x"}, 422), (asked.id, {}, 422),
-                              (asked.id, {"option": 0, "extra": 1}, 422)]:
-        response = live.post(f"/api/questions/{qid}", body)
-        assert response.status_code == status, (qid, body, response.text)
-        one_sentence(response)
-    assert live.post("/api/questions/abc", {"option": 0}).status_code == 422
-    assert httpx.post(f"{live.url}/api/questions/{asked.id}", json={"option": 1}
-                      ).status_code == 401
-    assert snapshot(live) == before
+        before = snapshot(live)
+        for qid, body, status in [(999, {"option": 0}, 404), (2, {"option": 2}, 422),
+                                  (2, {"option": 25}, 422), (2, {"option": -1}, 422),
+                                  (2, {"option": "x"}, 422), (2, {}, 422),
+                                  (2, {"option": 0, "extra": 1}, 422)]:
+            response = live.post(f"/api/questions/{qid}", body)
+            assert response.status_code == status, (qid, body, response.text)
+            one_sentence(response)
+        assert live.post("/api/questions/abc", {"option": 0}).status_code == 422
+        assert httpx.post(f"{live.url}/api/questions/2", json={"option": 1}).status_code == 401
+        time.sleep(0.3)  # the camera takes answers every 0.1 s: none came
+        assert snapshot(live) == before
 
-    answer = live.post(f"/api/questions/{asked.id}", {"option": 1})
-    assert answer.status_code == 200, answer.text
-    after = answer.json()["state"]
-    assert after["events"] == before[0]["events"] + 1
-    assert [m["id"] for m in after["players"]["p1"]["minions"]] == ["6S"]
-    assert [q["id"] for q in after["pending"]] == [other.id]
-    assert live.get("/api/log").json()["events"][-1]["card"] == "6S"
-    assert watcher.wait_version(after["version"])["pending"] == after["pending"]
-    # answered: gone; "nothing happened" changes nothing but the question
-    assert live.post(f"/api/questions/{asked.id}", {"option": 1}).status_code == 404
-    answer = live.post(f"/api/questions/{other.id}", {"option": 1}).json()
-    assert answer["state"]["events"] == after["events"] and answer["state"]["pending"] == []
-
-
-TWICE = {"type": "hero_power", "player": "p2", "revealed": ["2S", "2S"]}  # Totemic Call
+        assert live.post("/api/questions/2", {"option": 1}).status_code == 200
+        after = watcher.wait_for(lambda s: [q["id"] for q in s["pending"]] == [1, 3, 4])
+        log = [parse_event(e) for e in live.get("/api/log").json()["events"]]
+        fireblasts = [e for e in log if e.type == "hero_power" and e.player == "p2"]
+        assert fireblasts[0].target == "p2"  # the first, the one asked about
+        assert after["events"] == len(log) and after == state(live)
+        replayed = Game.replay(log).state().model_dump(mode="json")
+        assert {k: replayed[k] for k in replayed} == {k: after[k] for k in replayed}
+        assert [e for e in DataFolder(tmp_path).current().events] == log  # kept on disk
+        # answered: gone
+        assert live.post("/api/questions/2", {"option": 1}).status_code == 404
+        watcher.close()
 
 
-@pytest.mark.parametrize(("events", "status"), [
-    ([{"type": "end_turn"}, TWICE], 422),  # the second event makes no sense on the table
-    ([{"type": "concede", "player": "p1"}, {"type": "end_turn"}], 409),  # over after one
-], ids=["an impossible event", "an event after the game ends"])
-def test_an_answer_that_cannot_be_applied_changes_nothing(live, events, status):
-    """An option's events go in together or not at all; the question stays open."""
+def test_a_question_without_a_camera_is_not_there(live):
     in_progress(live)
-    asked = live.session.ask("What happened?", options=[{"label": "this", "events": events}])
-    before = snapshot(live)
-    response = live.post(f"/api/questions/{asked.id}", {"option": 0})
-    assert response.status_code == status, response.text
-    one_sentence(response)
-    assert snapshot(live) == before
+    response = live.post("/api/questions/1", {"option": 0})
+    assert response.status_code == 404 and "no open question 1" in one_sentence(response)
 
 
-def test_an_answer_cannot_start_a_new_game(live):
-    in_progress(live)
+def test_an_answer_cannot_start_a_new_game():
     with pytest.raises(ValidationError, match="cannot start a new one"):
-        live.session.ask("A new game?", options=[
-            {"label": "yes", "events": [{"type": "new_game", "heroes": HEROES}]}])
+        Option(label="yes", events=[{"type": "new_game", "heroes": HEROES}])
 
 
 def test_games_lists_the_finished_game(live):
@@ -674,15 +661,19 @@ def read_until_close(sock: socket.socket, data: bytes, timeout: float) -> int | 
         data += chunk
 
 
+AGAIN = {"type": "play", "player": "p1", "card": "6S"}  # 6S is in play: an alert each time
+
+
 def test_a_client_that_never_reads_is_dropped_and_hurts_nobody(tmp_path):
+    # a big state fills the stuck client's buffers quickly: a game (resumed from its log)
+    # holding a thousand alerts, 6S played again and again
+    folder = DataFolder(tmp_path)
+    folder.save("big", [parse_event(e) for e in DEMO_EVENTS[:8]]
+                + [parse_event(AGAIN)] * 1000)
+    folder.close()
     limits = ServerLimits(send_timeout_s=0.3, resend_s=0.02)
     with serve(tmp_path, limits=limits) as live:
-        new_game(live)
-        hub = live.app.state.hub
-        # a big state (many open questions) fills the stuck client's buffers quickly
-        for i in range(40):
-            live.session.ask(f"question {i}: " + "?" * 280, options=[
-                {"label": f"option {j} " + "." * 180} for j in range(20)])
+        hub = live.app.state.table.hub
         assert len(live.get("/api/state").content) > 150_000
         good = Watcher(live, max_size=None)
         stuck, unread = raw_ws(live, rcvbuf=4096)
@@ -693,8 +684,8 @@ def test_a_client_that_never_reads_is_dropped_and_hurts_nobody(tmp_path):
             assert hub.clients == 2
             # every change reaches the good client promptly while the stuck one is held
             started = time.monotonic()
-            for event in DEMO_EVENTS[1:8]:
-                moved = live.event(**bare(event)).json()["state"]
+            for _ in range(7):
+                moved = live.event(**AGAIN).json()["state"]
                 sent = time.monotonic()
                 good.wait_version(moved["version"], timeout=1.0)
                 assert time.monotonic() - sent < 1.0
@@ -702,7 +693,7 @@ def test_a_client_that_never_reads_is_dropped_and_hurts_nobody(tmp_path):
             while hub.clients > 1 and time.monotonic() - started < 10:
                 time.sleep(0.02)
             assert hub.clients == 1, "the client that never reads was not dropped"
-            moved = live.event(**bare(DEMO_EVENTS[8])).json()["state"]
+            moved = live.event(**AGAIN).json()["state"]
             assert good.wait_version(moved["version"], timeout=1.0) == moved
             assert not good.closed
             # once it reads, it finds the server closed the socket
@@ -752,7 +743,7 @@ def test_a_flood_of_writes_is_slowed_and_the_game_stays_consistent(tmp_path):
 
 def test_garbage_frames_do_not_break_the_hub(live):
     new_game(live)
-    hub = live.app.state.hub
+    hub = live.app.state.table.hub
     bystander = Watcher(live)
     noisy = Watcher(live)
     try:
@@ -804,7 +795,7 @@ def test_sockets_over_the_limit_are_refused_and_the_others_kept(tmp_path):
             assert second.wait_version(moved["version"]) == moved
             second.close()
             deadline = time.monotonic() + PROMPT
-            while live.app.state.hub.clients > 1 and time.monotonic() < deadline:
+            while live.app.state.table.hub.clients > 1 and time.monotonic() < deadline:
                 time.sleep(0.01)
             third = Watcher(live)  # a place is free again
             assert third.wait_version(moved["version"]) == moved

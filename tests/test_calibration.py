@@ -14,8 +14,8 @@ import pytest
 from calibration import (
     DEFAULT_MARKERS,
     CalibrationError,
-    CalibrationTracker,
     LayoutError,
+    LiveCalibration,
     MarkerSet,
     SheetError,
     TableCalibration,
@@ -188,85 +188,85 @@ def test_bad_clicked_corners_are_one_line_errors(points, message):
     assert "\n" not in str(err.value)
 
 
-# --- the tracker -------------------------------------------------------------------------
+# --- the calibration kept live -----------------------------------------------------------
 
-def test_tracker_holds_through_hands_and_follows_a_bumped_camera(mat):
+def test_live_calibration_holds_through_hands_and_follows_a_bumped_camera(mat):
     size = (1280, 720)
     before, after = camera(size, TILTED), camera(size, BUMPED)
-    tracker = CalibrationTracker(TABLE, still_level=None)  # looks every frame
+    live = LiveCalibration(TABLE, still_level=None)  # looks every frame
     frames = [shoot(mat, before, size, seed) for seed in range(3)]
-    assert [tracker.update(f).status for f in frames] == ["found", "tracking", "tracking"]
-    assert table_error_mm(tracker.calibration, before) < 1.0
+    assert [live.update(f).status for f in frames] == ["found", "blended", "blended"]
+    assert table_error_mm(live.calibration, before) < 1.0
 
     # A hand over one marker: the three others confirm the calibration held.
-    update = tracker.update(cover(frames[0], before, 1))
+    update = live.update(cover(frames[0], before, 1))
     assert update.status == "confirmed" and update.markers_seen == (0, 2, 3)
     # Hands over three: the last good one is kept.
     hidden = cover(cover(cover(frames[1], before, 0), before, 1), before, 3)
-    update = tracker.update(hidden)
+    update = live.update(hidden)
     assert update.status == "held" and update.markers_seen == (2,)
     assert table_error_mm(update.calibration, before) < 1.0
 
     # The camera is bumped while a hand hides two markers: the two in view disagree.
     bumped = shoot(mat, after, size, 10)
-    update = tracker.update(cover(cover(bumped, after, 0), after, 1))
+    update = live.update(cover(cover(bumped, after, 0), after, 1))
     assert update.status == "stale" and update.shift_mm > 20
     # Markers back in view: the new fit replaces the old one at once, not by blending.
-    update = tracker.update(bumped)
+    update = live.update(bumped)
     assert update.status == "moved"
-    assert table_error_mm(tracker.calibration, after) < 1.0
+    assert table_error_mm(live.calibration, after) < 1.0
     for seed in range(11, 13):
-        assert tracker.update(shoot(mat, after, size, seed)).status == "tracking"
-    assert table_error_mm(tracker.calibration, after) < 1.0
+        assert live.update(shoot(mat, after, size, seed)).status == "blended"
+    assert table_error_mm(live.calibration, after) < 1.0
 
 
-def test_tracker_smooths_jitter(mat):
+def test_live_calibration_smooths_jitter(mat):
     size = (960, 540)
     truth = camera(size, TILTED)
-    tracker = CalibrationTracker(TABLE, alpha=0.3, still_level=None)
-    raw, tracked = [], []
+    live = LiveCalibration(TABLE, alpha=0.3, still_level=None)
+    raw, followed = [], []
     for seed in range(10):
         frame = shoot(mat, truth, size, 100 + seed)
         raw.append(TableCalibration.from_markers(frame, TABLE).image_corners())
-        tracked.append(tracker.update(frame).calibration.image_corners())
+        followed.append(live.update(frame).calibration.image_corners())
     spread = np.std(raw[2:], axis=0).mean()
-    assert np.std(tracked[2:], axis=0).mean() < 0.8 * spread
+    assert np.std(followed[2:], axis=0).mean() < 0.8 * spread
 
 
-def test_tracker_looks_every_nth_frame(mat):
+def test_live_calibration_looks_every_nth_frame(mat):
     size = (960, 540)
     frame = shoot(mat, camera(size, TILTED), size)
-    tracker = CalibrationTracker(TABLE, every=3, still_level=None)
-    statuses = [tracker.update(frame).status for _ in range(4)]
-    assert statuses == ["found", "skipped", "skipped", "tracking"]
+    live = LiveCalibration(TABLE, every=3, still_level=None)
+    statuses = [live.update(frame).status for _ in range(4)]
+    assert statuses == ["found", "skipped", "skipped", "blended"]
 
 
-def test_tracker_looks_again_only_where_a_tile_changed(mat):
+def test_live_calibration_looks_again_only_where_a_tile_changed(mat):
     """Between plays nothing moves: fresh sensor noise over the tiles keeps the calibration
     without looking for the markers; a hand over a tile is looked at, and so is a camera
     nudged by a pixel, followed until the blend settles."""
     size = (1280, 720)
     before = camera(size, TILTED)
-    tracker = CalibrationTracker(TABLE)
-    found = tracker.update(shoot(mat, before, size, 0))
+    live = LiveCalibration(TABLE)
+    found = live.update(shoot(mat, before, size, 0))
     assert found.status == "found"
     for seed in (1, 2):
-        update = tracker.update(shoot(mat, before, size, seed))
+        update = live.update(shoot(mat, before, size, seed))
         assert update.status == "still" and update.calibration is found.calibration
-    update = tracker.update(cover(shoot(mat, before, size, 3), before, 2))
+    update = live.update(cover(shoot(mat, before, size, 3), before, 2))
     assert update.status == "confirmed" and update.markers_seen == (0, 1, 3)
 
     nudged = np.array([[1, 0, 1.0], [0, 1, 0], [0, 0, 1]]) @ before  # one px to the right
-    statuses = [tracker.update(shoot(mat, nudged, size, seed)).status for seed in range(4, 12)]
-    assert statuses[0] == "tracking" and statuses[-1] == "still"
-    assert table_error_mm(tracker.calibration, nudged) < 1.0
+    statuses = [live.update(shoot(mat, nudged, size, seed)).status for seed in range(4, 12)]
+    assert statuses[0] == "blended" and statuses[-1] == "still"
+    assert table_error_mm(live.calibration, nudged) < 1.0
 
 
-def test_tracker_without_markers_keeps_clicked_corners():
+def test_live_calibration_without_markers_keeps_clicked_corners():
     start = TableCalibration.from_corners([[100, 50], [1180, 60], [1250, 700], [40, 690]],
                                           TABLE)
-    tracker = CalibrationTracker(TABLE, initial=start)
-    update = tracker.update(np.full((720, 1280, 3), 90, np.uint8))
+    live = LiveCalibration(TABLE, initial=start)
+    update = live.update(np.full((720, 1280, 3), 90, np.uint8))
     assert update.status == "held" and update.calibration is start
 
 

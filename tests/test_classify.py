@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 from cards import RANKS
+from simulator.layout import random_scene
+from simulator.render import render
 from vision.classify import (
     BACK,
     EXPERTS,
@@ -21,8 +23,6 @@ from vision.classify import (
     Prediction,
 )
 from vision.pipeline import Recognizer
-from vision.synth.layout import random_scene
-from vision.synth.render import render
 
 REPORT = json.loads(MODEL.with_suffix(".json").read_text())
 

@@ -8,7 +8,7 @@ import pytest
 
 from companion_api.cli import main, replay_log
 
-SAMPLE = Path(__file__).parents[1] / "tracker" / "samples" / "demo_game.jsonl"
+SAMPLE = Path(__file__).parents[1] / "tests" / "data" / "demo_game.jsonl"
 
 
 def write_log(tmp_path: Path, *lines: str) -> Path:

@@ -1,8 +1,8 @@
-"""The trainings' data cache (`models.data.kept`): data made once, read back the same."""
+"""The trainings' data cache (`training.data.kept`): data made once, read back the same."""
 
 import numpy as np
 
-from models.data import code_version, kept
+from training.data import code_version, kept
 
 
 def test_data_is_made_once_and_read_back_the_same(tmp_path):
@@ -45,14 +45,15 @@ def test_without_a_cache_nothing_is_kept(tmp_path):
 
 
 def test_the_code_version_changes_with_the_renderer_the_card_ids_or_a_shipped_network(tmp_path):
-    for folder, name in (("vision/synth", "layout.py"), ("cards", "__init__.py"),
-                         ("models", "classifier_data.py"), ("models", "card_detector.onnx")):
+    for folder, name in (("simulator", "layout.py"), ("cards", "__init__.py"),
+                         ("training", "classifier_data.py"),
+                         ("models", "card_detector.onnx")):
         (tmp_path / folder).mkdir(parents=True, exist_ok=True)
         (tmp_path / folder / name).write_bytes(b"one")
     before = code_version(tmp_path)
     assert code_version(tmp_path) == before
-    for folder, name in (("vision/synth", "layout.py"), ("cards", "__init__.py"),
-                         ("models", "card_detector.onnx")):
+    for folder, name in (("simulator", "layout.py"), ("cards", "__init__.py"),
+                         ("training", "classifier_data.py"), ("models", "card_detector.onnx")):
         (tmp_path / folder / name).write_bytes(b"two")
         assert code_version(tmp_path) != before
         before = code_version(tmp_path)

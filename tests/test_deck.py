@@ -13,14 +13,14 @@ import pytest
 from cards import BACK, DECK, JOKER
 from companion_api.cli import main
 from companion_api.decks import DeckStore
+from simulator.layout import deck_scene, random_scene
+from simulator.render import render
 from vision.classify import CLASSES, UNKNOWN
 from vision.deck import Deck, DeckCheck, DeckError, from_cuts
 from vision.pipeline import Recognizer
 from vision.register import reading_order, register
-from vision.synth.layout import deck_scene, random_scene
-from vision.synth.render import render
 
-DESIGN = "simplistic"  # a held-out family's design (models/designs.py)
+DESIGN = "simplistic"  # a held-out family's design (training/designs.py)
 OTHER = "kde-penguins"  # another held-out family's
 
 

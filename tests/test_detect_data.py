@@ -6,8 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models.detect_data import MIN_VISIBLE, ROLES, make_detector_data, scene_targets
-from models.evaluate import Scored, anchors_show, match, scene_record
+from simulator.camera import Camera, fit_distance
+from simulator.layout import random_scene
+from simulator.photometric import Photometric
+from simulator.render import render
+from simulator.scene import PlacedCard, Scene
+from simulator.textures import Background
+from training.detect_data import MIN_VISIBLE, ROLES, make_detector_data, scene_targets
+from training.evaluate import Scored, anchors_show, match, scene_record
 from vision.detect import (
     Boxes,
     CardDetector,
@@ -19,12 +25,6 @@ from vision.detect import (
     prepare,
 )
 from vision.geometry import box_of_quad, polygon_iou, quads_of_boxes
-from vision.synth.camera import Camera, fit_distance
-from vision.synth.layout import random_scene
-from vision.synth.photometric import Photometric
-from vision.synth.render import render
-from vision.synth.scene import PlacedCard, Scene
-from vision.synth.textures import Background
 
 DESIGN = "simplistic"  # quick to draw
 GREY = (128, 128, 128)

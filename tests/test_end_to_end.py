@@ -14,8 +14,8 @@ import sys
 import pytest
 
 from companion_api.cli import replay_log
-from tracker.bot import play_game
-from tracker.events import dump_log
+from tracker.rules.bot import play_game
+from tracker.rules.events import dump_log
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:

@@ -10,8 +10,8 @@ from functools import cache
 import pytest
 from engine_record import RECORD, outcome
 
-from tracker.bot import play_game
-from tracker.events import parse_event
+from tracker.rules.bot import play_game
+from tracker.rules.events import parse_event
 
 
 @cache

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from cards import DECK
-from tracker.cards import parse_card
-from tracker.events import MAX_LOG_BYTES, LogError, dump_log, iter_log, parse_event, read_log
+from tracker.rules.cards import parse_card
+from tracker.rules.events import MAX_LOG_BYTES, LogError, dump_log, iter_log, parse_event, read_log
 
 GOOD = [
     {"type": "new_game", "heroes": {"p1": "jaina", "p2": "mage"}},

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from cards import DECK, SUITS
-from models.classifier_data import sample
-from models.expert_data import CARD, CORNER, RANK_LETTERS, batch, corners
+from training.classifier_data import sample
+from training.expert_data import CARD, CORNER, RANK_LETTERS, batch, corners
 from vision.classify import CLASSES, EXPERTS
 
 

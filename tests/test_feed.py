@@ -15,12 +15,13 @@ import numpy as np
 from live_server import free_port
 
 from companion_api.cli import main
-from companion_api.feed import CameraFeed, Recording
 from companion_api.server import DEMO_RECORDING
 from companion_api.session import Session
 from companion_api.store import DataFolder
-from tracker.events import EndTurn, NewGame
-from tracker.live import LiveTracker
+from tracker.camera.feed import CameraFeed, CameraUpdate
+from tracker.camera.live import LiveTracker
+from tracker.camera.recording import Recording
+from tracker.rules.events import EndTurn, NewGame
 
 NEW = {"type": "new_game", "heroes": {"p1": "jaina", "p2": "thrall"}}
 BLANK = np.full((180, 320, 3), 60, np.uint8)  # a table the camera cannot find
@@ -85,8 +86,8 @@ def test_a_recording_too_fast_to_read_drops_frames_but_not_the_phone_inputs(tmp_
     folder = _simulated(tmp_path / "game", 40, 100_000,
                         [(3, NEW), (20, {"type": "end_turn"}), (39, {"type": "end_turn"})])
     published = []
-    feed = CameraFeed(Recording.at(folder), lambda tracker, status, game, deck: published.append(
-        (len(tracker.events), status, game)))
+    feed = CameraFeed(Recording.at(folder), lambda update: published.append(
+        (len(update.game.events), update.camera, update.game_number)))
     feed.start()
     deadline = time.monotonic() + 20
     while not published or published[-1] != (3, "lost", 1):
@@ -102,10 +103,10 @@ def test_a_new_game_from_the_camera_with_the_same_heroes_keeps_the_last_one(tmp_
     tracker.phone(NewGame(heroes={"p1": "jaina", "p2": "thrall"}))
     tracker.phone(EndTurn())
     session = Session(DataFolder(tmp_path))
-    session.mirror(list(tracker.events), "ok", [], game=1)
+    session.follow(CameraUpdate(tracker.game.copy(), "ok", [], game_number=1))
     first = session.game_id
     tracker.phone(NewGame(heroes={"p1": "jaina", "p2": "thrall"}))  # the same first event
-    session.mirror(list(tracker.events), "ok", [], game=2)
+    session.follow(CameraUpdate(tracker.game.copy(), "ok", [], game_number=2))
     assert session.game_id != first and len(session.game.events) == 1
     assert len(DataFolder(tmp_path).read(first).events) == 2  # not undone into the new one
 
@@ -161,7 +162,7 @@ def test_a_stream_that_stops_is_reopened_and_the_game_goes_on(tmp_path):
     camera.on()
     seen: list[tuple[float, str]] = []
     feed = CameraFeed(f"http://127.0.0.1:{camera.port}/stream.mjpg",
-                      lambda tracker, status, game, deck: seen.append((time.monotonic(), status)))
+                      lambda update: seen.append((time.monotonic(), update.camera)))
 
     def wait_for(status: str, seconds: float) -> float:
         deadline = time.monotonic() + seconds

@@ -20,14 +20,14 @@ from hypothesis import strategies as st
 
 from calibration.layout import DEFAULT_LAYOUT, LayoutError, parse_layout
 from companion_api.store import DataFolder, StoreError
-from companion_api.track import TrackError, read_phone
-from tracker.events import LogError, iter_log, parse_event
-from tracker.heroes import HeroError, load_hero_file
+from tracker.camera.reader import TrackError, read_phone
+from tracker.rules.events import LogError, iter_log, parse_event
+from tracker.rules.heroes import HeroError, load_hero_file
 from vision.deck import Deck, DeckError
 from vision.image import ImageError, read_image
 
-HEROES = Path(__file__).resolve().parents[1] / "tracker" / "heroes"
-SAMPLE = Path(__file__).resolve().parents[1] / "tracker" / "samples" / "demo_game.jsonl"
+HEROES = Path(__file__).resolve().parents[1] / "tracker" / "rules" / "heroes"
+SAMPLE = Path(__file__).resolve().parents[1] / "tests" / "data" / "demo_game.jsonl"
 EVENTS = [json.loads(line) for line in SAMPLE.read_text().splitlines()]
 EVENT_TYPES = {"new_game", "mulligan", "play", "attack", "hero_power", "secret_revealed",
                "end_turn", "concede", "markers"}

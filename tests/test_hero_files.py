@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from tracker import engine as engine_module
-from tracker import keywords as keywords_module
-from tracker.abilities import HOOKS
-from tracker.alerts import CODES
-from tracker.effects import PARAM_KINDS, WORDS, Word
-from tracker.engine import Game
-from tracker.events import NewGame
-from tracker.heroes import (
+from tracker.rules import engine as engine_module
+from tracker.rules import keywords as keywords_module
+from tracker.rules.abilities import HOOKS
+from tracker.rules.alerts import CODES
+from tracker.rules.effects import PARAM_KINDS, WORDS, Word
+from tracker.rules.engine import Game
+from tracker.rules.events import NewGame
+from tracker.rules.heroes import (
     ABILITY_KEYS,
     HEROES_DIR,
     HeroError,
@@ -23,10 +23,10 @@ from tracker.heroes import (
     hero_names,
     load_hero_file,
 )
-from tracker.keywords import KEYWORDS
-from tracker.legality import TARGET_KINDS, TRIGGER_TARGETS
-from tracker.secrets import TRIGGERS
-from tracker.selectors import CONDITIONS, SELECTORS
+from tracker.rules.keywords import KEYWORDS
+from tracker.rules.legality import TARGET_KINDS, TRIGGER_TARGETS
+from tracker.rules.secrets import TRIGGERS
+from tracker.rules.selectors import CONDITIONS, SELECTORS
 
 DOCS = Path(__file__).parents[1] / "docs"
 NAMES = {"jaina": "mage", "rexxar": "hunter", "garrosh": "warrior", "uther": "paladin",

@@ -6,8 +6,8 @@ and damage markers leave the top of the deck and come back to its bottom.
 
 from conftest import ok, start
 
-from tracker.events import Play
-from tracker.secrets import reveals_before
+from tracker.rules.events import Play
+from tracker.rules.secrets import reveals_before
 
 # --- hero power: Armor Up! ----------------------------------------------------------------
 

@@ -6,8 +6,8 @@ top of the deck and come back to its bottom; a revealed secret is shuffled back 
 
 from conftest import ok, start
 
-from tracker.events import Attack
-from tracker.secrets import reveals_before
+from tracker.rules.events import Attack
+from tracker.rules.secrets import reveals_before
 
 # --- hero power: Steady Shot --------------------------------------------------------------
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import start
 
 from cards import DECK
-from tracker.engine import EngineError
+from tracker.rules.engine import EngineError
 
 
 def arranged(placed: dict[int, str]) -> list[str]:

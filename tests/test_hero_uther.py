@@ -7,8 +7,8 @@ bottom; a revealed secret is shuffled back in (+1).
 
 from conftest import ok, start, stats
 
-from tracker.events import Attack
-from tracker.secrets import reveals_before
+from tracker.rules.events import Attack
+from tracker.rules.secrets import reveals_before
 
 # --- hero power: Reinforce ----------------------------------------------------------------
 

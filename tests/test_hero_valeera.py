@@ -8,7 +8,7 @@ bottom; Cold Blood marks with its own card face up, which never touches the deck
 
 from conftest import start
 
-from tracker.events import parse_event
+from tracker.rules.events import parse_event
 
 
 def test_dagger_mastery_equips_a_one_two_dagger_that_has_no_card():

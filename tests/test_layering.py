@@ -1,6 +1,15 @@
-"""Layering (DESIGN.md, "Layout"): what runs live imports no synthetic data, no training code
-and no torch; the benchmarks import no training code; vision knows nothing of rules; each
-folder depends only downward, and no module imports, through others, itself.
+"""Layering (DESIGN.md, "Layout"): each folder depends only downward, with no exception.
+
+    companion_api                       the server and the command line
+      -> tracker.camera                 frames in, events out
+           -> tracker.rules             the rules engine: no pixels
+           -> vision, calibration       what runs on a picture: no rules
+                -> cards                the card ids
+
+`companion_api` reaches the rooms below it only through their front doors (the package
+itself: `from tracker.camera import CameraFeed`, never `tracker.camera.feed`). The
+simulator, the training code and the benchmarks stand on the product; the product stands on
+none of them, nor on torch. `models` holds data (the shipped ONNX files), no code.
 
 Read from the source, not from a run: every import a module holds counts, one inside a
 function or under `if TYPE_CHECKING` too, for it runs (or is meant) somewhere.
@@ -17,9 +26,28 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-# what runs in the product: `vision` but its synthetic data, and the packages around it
-RUNTIME_PACKAGES = ("vision", "calibration", "tracker", "cards", "companion_api")
-SYNTH = "vision.synth"
+
+# each package, and what it may import of the project besides itself
+FLOORS: dict[str, tuple[str, ...]] = {
+    "tracker": (),  # its two rooms' index, nothing more
+    "cards": (),
+    "models": (),
+    "calibration": ("cards",),
+    "vision": ("cards",),
+    "tracker.rules": ("cards",),
+    "tracker.camera": ("tracker.rules", "vision", "calibration", "cards"),
+    "companion_api": ("tracker.rules", "tracker.camera", "vision", "calibration", "cards"),
+    "simulator": ("tracker", "vision", "calibration", "cards", "companion_api"),
+    "training": ("simulator", "vision", "calibration", "cards", "tracker"),
+    # the benchmarks score the models as their training does (held-out designs, matching),
+    # with none of its torch (below)
+    "bench": ("training", "simulator", "companion_api", "tracker", "vision", "calibration",
+              "cards"),
+}
+PRODUCT = ("cards", "models", "calibration", "vision", "tracker", "companion_api")
+# what `companion_api` may name of the rooms below: their front doors, not their modules
+FRONT_DOORS = ("tracker.rules", "tracker.camera", "vision", "calibration", "cards")
+PIXELS = ("cv2", "numpy", "onnxruntime", "vision", "calibration")
 
 
 def module_name(path: Path) -> str:
@@ -41,10 +69,16 @@ def within(name: str, package: str) -> bool:
     return name == package or name.startswith(package + ".")
 
 
+def package_of(name: str) -> str | None:
+    """The row of FLOORS a dotted name belongs to (the most specific), or None."""
+    rows = [p for p in FLOORS if within(name, p)]
+    return max(rows, key=len) if rows else None
+
+
 @cache
-def imports(path: Path) -> frozenset[str]:
-    """Every module an import in `path` names (`from a import b` names `a` and `a.b`, which
-    may be a module), relative imports resolved, with the packages above each."""
+def named(path: Path) -> frozenset[str]:
+    """Every dotted name an import in `path` names, relative imports resolved: `import a.b`
+    names `a.b`; `from a import b` names `a` and `a.b` (which may be a module or a name)."""
     package = module_name(path).split(".")
     if path.name != "__init__.py":
         package = package[:-1]
@@ -57,8 +91,108 @@ def imports(path: Path) -> frozenset[str]:
             module = ".".join([*base, *([node.module] if node.module else [])])
             names.add(module)
             names.update(f"{module}.{alias.name}" for alias in node.names)
-    return frozenset(name.rsplit(".", k)[0] for name in names
-                     for k in range(name.count(".") + 1))
+    return frozenset(names)
+
+
+def imports(path: Path) -> frozenset[str]:
+    """The modules `path` imports (the names above, cut to modules that exist or to names
+    from outside the project), with the packages above each."""
+    found = set()
+    for name in named(path):
+        while "." in name and module_path(name) is None and module_path(
+                name.rsplit(".", 1)[0]) is not None:
+            name = name.rsplit(".", 1)[0]  # `from a import b` where b is a name in a
+        found.update(name.rsplit(".", k)[0] for k in range(name.count(".") + 1))
+    return frozenset(found)
+
+
+def files(package: str) -> list[Path]:
+    return sorted((ROOT / package.replace(".", "/")).rglob("*.py"))
+
+
+def modules_of(package: str) -> list[Path]:
+    """The files of a FLOORS row."""
+    return [p for p in files(package) if package_of(module_name(p)) == package]
+
+
+def named_modules(path: Path) -> set[str]:
+    """The project modules an import in `path` names itself (`from a import b` names `a.b`
+    where that is a module, else `a`), not the packages above them."""
+    mine = imports(path)
+    return {name for name in mine if module_path(name) is not None
+            and not any(other.startswith(name + ".") for other in mine
+                        if module_path(other) is not None)} - {module_name(path)}
+
+
+ROWS = [(package, path) for package in FLOORS for path in modules_of(package)]
+
+
+def test_every_module_is_in_a_row_and_the_rows_are_found():
+    everything = {module_name(p) for package in ("cards", "models", "calibration", "vision",
+                                                 "tracker", "companion_api", "simulator",
+                                                 "training", "bench") for p in files(package)}
+    placed = {module_name(p) for _, p in ROWS}
+    assert everything == placed
+    assert {"tracker.camera.feed", "tracker.rules.engine", "companion_api.cli",
+            "simulator.game_video", "training.detect_train", "bench.track"} <= placed
+
+
+@pytest.mark.parametrize("package, path", ROWS,
+                         ids=[str(p.relative_to(ROOT)) for _, p in ROWS])
+def test_each_module_imports_only_its_floors(package: str, path: Path):
+    allowed = (package, *FLOORS[package])
+    wrong = {name for name in named_modules(path) if not any(within(name, a) for a in allowed)}
+    assert sorted(wrong) == []
+
+
+@pytest.mark.parametrize("path", [p for p in files("companion_api")],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_server_uses_the_front_doors_of_the_rooms_below(path: Path):
+    """`companion_api` names `tracker.camera`, `tracker.rules`, `vision`, `calibration` and
+    `cards`, and what they export, never the modules inside them."""
+    inside = {name for name in named(path) if module_path(name) is not None
+              and not within(name, "companion_api") and name not in FRONT_DOORS}
+    assert sorted(inside) == []
+
+
+@pytest.mark.parametrize("path", [p for package in PRODUCT for p in files(package)],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_product_imports_no_simulator_no_training_no_bench_and_no_torch(path: Path):
+    wrong = {name for name in imports(path)
+             if any(within(name, p) for p in ("simulator", "training", "bench", "torch"))}
+    assert sorted(wrong) == []
+
+
+@pytest.mark.parametrize("path", [*files("tracker/rules"), ROOT / "tracker" / "__init__.py"],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_rules_know_nothing_of_pixels(path: Path):
+    assert sorted(n for n in imports(path) if any(within(n, p) for p in PIXELS)) == []
+
+
+def test_models_holds_data_not_code():
+    assert [p.name for p in (ROOT / "models").glob("*.py")] == ["__init__.py"]
+    source = (ROOT / "models" / "__init__.py").read_text()
+    assert not [n for n in ast.parse(source).body if not isinstance(n, ast.Expr)]
+
+
+def test_the_layering_check_sees_local_relative_and_from_imports():
+    # `imports` is what the tests above stand on: a function-local import, a relative one,
+    # and `from package import module` all count
+    assert "training.scene_training" in imports(ROOT / "training" / "detect_train.py")
+    assert "tracker.rules.engine" in imports(ROOT / "tracker" / "camera" / "live.py")
+    assert "torch" in imports(ROOT / "training" / "training.py")
+    reader = imports(ROOT / "tracker" / "camera" / "reader.py")
+    assert "vision.pipeline" in reader and "vision.pipeline.Recognizer" not in reader
+
+
+def test_importing_the_product_loads_neither_torch_nor_the_simulator():
+    code = ("import sys, vision, vision.pipeline, companion_api.app, companion_api.cli, "
+            "tracker.camera, tracker.camera.feed; companion_api.cli.build_parser(); "
+            "print(sorted(m for m in sys.modules if m.startswith(("
+            "'torch', 'simulator.game', 'simulator.render', 'training'))))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, check=True)
+    assert run.stdout.strip() == "[]"
 
 
 def reached(path: Path) -> set[str]:
@@ -74,88 +208,16 @@ def reached(path: Path) -> set[str]:
     return seen
 
 
-def is_training(name: str) -> bool:
-    """Training code: a `models.*_train` module, torch, or a project module importing torch."""
-    found = module_path(name)
-    return (within(name, "torch") or (within(name, "models") and name.endswith("_train"))
-            or (found is not None and any(within(n, "torch") for n in imports(found))))
+@pytest.mark.parametrize("path", files("bench"), ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_benchmark_reaches_no_torch(path: Path):
+    """A benchmark runs with the product's dependencies and the simulator's: no training."""
+    assert sorted(name for name in reached(path) if within(name, "torch")) == []
 
 
-def files(*packages: str) -> list[Path]:
-    return sorted(path for package in packages for path in (ROOT / package).rglob("*.py"))
-
-
-RUNTIME = [path for path in files(*RUNTIME_PACKAGES) if not within(module_name(path), SYNTH)]
-BENCH = sorted((ROOT / "bench").glob("*.py"))
-
-
-def test_the_runtime_and_the_benchmarks_are_found():
-    names = {module_name(path) for path in RUNTIME}
-    assert {"vision.pipeline", "vision.classify", "cards", "companion_api.cli"} <= names
-    assert not any(within(name, SYNTH) for name in names)
-    assert {"recognize.py", "vision.py", "classifier.py"} <= {path.name for path in BENCH}
-
-
-# `simulate` is a command of the one console script, so the CLI reaches the simulator, and
-# only there, inside that command's handler (the live path never runs it)
-SIMULATOR_DOOR = ("companion_api.cli", {"vision.synth", "vision.synth.game_video"})
-
-
-@pytest.mark.parametrize("path", RUNTIME, ids=lambda p: str(p.relative_to(ROOT)))
-def test_what_runs_live_imports_no_synthetic_data_no_models_and_no_torch(path: Path):
-    wrong = {name for name in imports(path)
-             if within(name, SYNTH) or within(name, "models") or within(name, "torch")}
-    if module_name(path) == SIMULATOR_DOOR[0]:
-        wrong -= SIMULATOR_DOOR[1]
-    assert sorted(wrong) == []
-
-
-@pytest.mark.parametrize("path", BENCH, ids=lambda p: str(p.relative_to(ROOT)))
-def test_a_benchmark_reaches_no_training_code(path: Path):
-    assert sorted(name for name in reached(path) if is_training(name)) == []
-
-
-@pytest.mark.parametrize("path", [p for p in RUNTIME if within(module_name(p), "vision")],
-                         ids=lambda p: str(p.relative_to(ROOT)))
-def test_vision_knows_nothing_of_rules(path: Path):
-    """What runs live in `vision` reads cards, not games; the simulator in `vision.synth`
-    replays a game's log to draw it, so it may."""
-    assert sorted(name for name in imports(path) if within(name, "tracker")) == []
-
-
-def test_the_layering_check_sees_local_and_relative_imports():
-    # `imports` is what the tests above stand on: a function-local `import torch` and a
-    # relative import of a training module count
-    trainer = ROOT / "models" / "detect_train.py"
-    assert is_training("models.detect_train") and is_training("models.training")
-    assert "models.scene_training" in imports(trainer)
-    assert not is_training("models.evaluate") and not is_training("vision.pipeline")
-
-
-def test_importing_the_live_path_loads_neither_torch_nor_synthetic_data():
-    code = ("import sys, vision, vision.pipeline, vision.classify, vision.detect; "
-            "print(sorted(m for m in sys.modules if m == 'torch' or m.startswith("
-            "('torch.', 'vision.synth', 'models'))))")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=ROOT, check=True)
-    assert run.stdout.strip() == "[]"
-
-
-# --- import circles and the direction of dependence --------------------------------------
-
-PACKAGES = ("cards", "tracker", "vision", "calibration", "models", "companion_api")
-
-
-def named_modules(path: Path) -> set[str]:
-    """The project modules an import in `path` names itself (`from a import b` names `a.b`
-    where that is a module, else `a`), not the packages above them."""
-    return {name for name in imports(path) if module_path(name) is not None
-            and not any(other.startswith(name + ".") for other in imports(path)
-                        if module_path(other) is not None)} - {module_name(path)}
-
+# --- import circles ------------------------------------------------------------------------
 
 def import_graph() -> dict[str, set[str]]:
-    return {module_name(path): named_modules(path) for path in files(*PACKAGES)}
+    return {module_name(path): named_modules(path) for _, path in ROWS}
 
 
 def circles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -197,27 +259,6 @@ def test_no_import_circle_among_the_projects_modules():
 def test_the_circle_check_finds_a_circle():
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     graph = import_graph()
-    assert "tracker.board" in graph["tracker.effects"]  # the words reach the game through it
-    assert "tracker.engine" not in graph["tracker.effects"]
-
-
-@pytest.mark.parametrize("package, below", [
-    ("cards", ()),
-    ("tracker", ("cards",)),
-    ("calibration", ("cards",)),
-    ("vision", ("cards",)),
-    (SYNTH, ("cards", "vision", "tracker", "calibration")),
-    ("models", ("cards", "vision")),
-    ("companion_api", ("cards", "tracker", "vision", "calibration")),
-])
-def test_each_folder_depends_only_downward(package, below):
-    """companion_api -> tracker, vision, calibration -> cards (DESIGN.md, "Layout"); the
-    training code stands on vision (its renderer and runtime), and nothing on it; the game
-    simulator (`vision.synth`) draws games, so it stands on the rules and the calibration
-    markers too, and nothing that runs live stands on it."""
-    allowed = {package.split(".")[0], *below}
-    for path in files(package.replace(".", "/")):
-        if package == "vision" and within(module_name(path), SYNTH):
-            continue  # the simulator: its own row
-        outside = {name.split(".")[0] for name in named_modules(path)} - allowed
-        assert outside == set(), module_name(path)
+    assert "tracker.rules.board" in graph["tracker.rules.effects"]  # the words reach it so
+    assert "tracker.rules.engine" not in graph["tracker.rules.effects"]
+    assert "tracker.camera.reconcile" not in graph["tracker.camera.stabilize"]

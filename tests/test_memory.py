@@ -10,11 +10,11 @@ import cv2
 import numpy as np
 import pytest
 
+from simulator.layout import random_scene
+from simulator.render import render
 from vision.classify import UNKNOWN
 from vision.memory import CardMemory, PileMemory, StillFrames, thumbnails
 from vision.pipeline import Recognizer
-from vision.synth.layout import random_scene
-from vision.synth.render import render
 
 
 def _cards(seed: int, n: int) -> np.ndarray:

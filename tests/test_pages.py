@@ -21,7 +21,7 @@ import httpx
 import numpy as np
 import pytest
 import uvicorn
-from live_server import ThreadServer
+from live_server import ThreadServer, recorded_camera, wait_for_camera
 
 from companion_api.app import create_app
 from companion_api.cli import replay_log
@@ -35,7 +35,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-sync"]
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = Path(__file__).with_name("artifacts")
-SAMPLE = Path(__file__).resolve().parents[1] / "tracker" / "samples" / "demo_game.jsonl"
+SAMPLE = Path(__file__).resolve().parents[1] / "tests" / "data" / "demo_game.jsonl"
 DOCS = ROOT / "docs"
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2,
          "is_mobile": True, "has_touch": True}
@@ -456,21 +456,28 @@ def test_split_damage_and_choose_one(pages, live):
 
 # --- questions, secrets, Totemic Call's reveals, the end of the deck ------------------------------
 
-def test_a_question_is_answered_on_the_phone(pages, live):
-    start_game(live)
-    live.session.ask("A card appeared on Jaina's side: was 6♥ played?", [
-        {"label": "Jaina played 6♥", "events": [{"type": "play", "player": "p1", "card": "6H"}]},
-        {"label": "nothing happened", "events": []},
-    ], default=0)
-    phone = pages.phone()
-    question = tid(phone, "question-1")
-    expect(question).to_contain_text("was 6♥ played?")
-    expect(tid(phone, "answer-1-0")).to_contain_text("likely")
-    shot(phone, "h-question")
-    tid(phone, "answer-1-0").click()
-    expect(tid(phone, "minion-6H")).to_be_visible()
-    expect(question).to_have_count(0)
-    assert state_of(live)["pending"] == []
+def test_the_cameras_question_is_answered_on_the_phone(browser, tmp_path):
+    """The camera could not see where a Fireblast went (hero health is never on the table):
+    the phone asks, the likelier first; a tap on the other answer moves the damage."""
+    with ThreadServer(tmp_path / "data", camera=recorded_camera()) as live:
+        ended = wait_for_camera(live)
+        pages = Pages(browser, live)
+        try:
+            phone = pages.phone()
+            question = tid(phone, "question-2")
+            expect(question).to_contain_text("could not tell")
+            expect(tid(phone, "answer-2-0")).to_contain_text("Fireblast at p1")
+            expect(tid(phone, "answer-2-0")).to_contain_text("likely")
+            shot(phone, "h-question")
+            tid(phone, "answer-2-1").click()
+            expect(question).to_have_count(0)
+            expect(tid(phone, "question-1")).to_be_visible()
+            health = {p: ended["players"][p]["health"] for p in ("p1", "p2")}
+            expect(tid(phone, "health-p1")).to_have_text(str(health["p1"] + 1))
+            expect(tid(phone, "health-p2")).to_have_text(str(health["p2"] - 1))
+        finally:
+            pages.close()
+        assert not pages.errors, pages.errors
 
 
 def test_totemic_call_asks_for_the_cards_turned_over(pages, live):
@@ -489,7 +496,7 @@ def test_totemic_call_asks_for_the_cards_turned_over(pages, live):
 
 
 def demo_events() -> list[dict]:
-    path = ROOT / "tracker" / "samples" / "demo_game.jsonl"
+    path = ROOT / "tests" / "data" / "demo_game.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
@@ -590,8 +597,8 @@ def test_the_phone_says_which_registered_deck_the_camera_reads(browser, tmp_path
     from live_server import ProcessServer
 
     from companion_api.cli import main
-    from vision.synth.layout import deck_scene
-    from vision.synth.render import render
+    from simulator.layout import deck_scene
+    from simulator.render import render
 
     scene, cards = deck_scene(np.random.default_rng(0), "bellot")
     photo = tmp_path / "layout.png"

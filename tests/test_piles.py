@@ -7,16 +7,16 @@ import numpy as np
 from test_detect_data import Oracle, peak_cells, perfect_outputs, table
 
 import vision.detect
-from models.designs import split_designs
-from models.detect_data import MIN_VISIBLE, scene_targets, view_targets
-from models.evaluate import match_found
+from simulator.layout import random_scene
+from simulator.render import render
+from simulator.scene import PlacedCard
+from training.designs import split_designs
+from training.detect_data import MIN_VISIBLE, scene_targets, view_targets
+from training.evaluate import match_found
 from vision.detect import CardDetector
 from vision.geometry import box_of_quad, iou_matrix, polygon_iou
 from vision.memory import PileMemory
 from vision.piles import CARD_PX, CORE_MARGIN, INPUT_PX, pile_crop, piles
-from vision.synth.layout import random_scene
-from vision.synth.render import render
-from vision.synth.scene import PlacedCard
 
 
 def fan_of(count: int, centre: tuple[float, float], step: float) -> list[PlacedCard]:

@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from cards import DECK, JOKER
-from tracker.bot import play_game
-from tracker.cards import parse_card
-from tracker.engine import EngineError, Game, other
-from tracker.events import (
+from tracker.rules.bot import play_game
+from tracker.rules.cards import parse_card
+from tracker.rules.engine import EngineError, Game, other
+from tracker.rules.events import (
     Attack,
     EndTurn,
     Event,
@@ -28,9 +28,9 @@ from tracker.events import (
     Play,
     SecretRevealed,
 )
-from tracker.heroes import hero_names
-from tracker.keywords import attacks_allowed
-from tracker.table import MAX_ARMOR, MAX_CRYSTALS, MAX_HEALTH, MAX_MINIONS
+from tracker.rules.heroes import hero_names
+from tracker.rules.keywords import attacks_allowed
+from tracker.rules.table import MAX_ARMOR, MAX_CRYSTALS, MAX_HEALTH, MAX_MINIONS
 
 HEROES = hero_names()
 games = st.tuples(st.sampled_from(HEROES), st.sampled_from(HEROES), st.integers(0, 10**6))

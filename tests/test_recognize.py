@@ -15,14 +15,14 @@ import numpy as np
 import pytest
 
 from companion_api.cli import main
-from models.designs import HELD_OUT_FAMILIES
+from simulator.cardart import get_design, list_designs
+from simulator.layout import random_scene
+from simulator.render import render
+from training.designs import HELD_OUT_FAMILIES
 from vision import MAX_PIXELS
 from vision.detect import PHOTO_ZOOMS
 from vision.geometry import polygon_iou
 from vision.pipeline import Recognizer
-from vision.synth.cardart import get_design, list_designs
-from vision.synth.layout import random_scene
-from vision.synth.render import render
 
 HELD_OUT = [d for d in list_designs() if get_design(d).family in HELD_OUT_FAMILIES]
 

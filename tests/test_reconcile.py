@@ -8,14 +8,14 @@ from dataclasses import replace
 
 from conftest import start
 
-from tracker.bot import play_game
-from tracker.events import Attack, EndTurn, Play
-from tracker.heroes import hero_names
-from tracker.intent import against_intent
-from tracker.live import LiveTracker
-from tracker.reconcile import BLIND_DEPTH, Hints, explain
-from tracker.view import UNNAMED, expected_view
-from vision.synth.game_views import readable_state, track_perfectly
+from simulator.game_views import readable_state, track_perfectly
+from tracker.camera.live import LiveTracker
+from tracker.camera.reconcile import BLIND_DEPTH, explain
+from tracker.camera.view import UNNAMED, Hints, expected_view
+from tracker.rules.bot import play_game
+from tracker.rules.events import Attack, EndTurn, Play
+from tracker.rules.heroes import hero_names
+from tracker.rules.intent import against_intent
 
 
 def _track(events) -> tuple[LiveTracker, int, int]:

@@ -5,8 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models.designs import HELD_OUT_FAMILIES
-from models.evaluate import corner_error, match
+from simulator.cardart import get_design, list_designs
+from simulator.layout import random_scene
+from simulator.render import render
+from training.designs import HELD_OUT_FAMILIES
+from training.evaluate import corner_error, match
 from vision.detect import CardDetector
 from vision.geometry import iou_matrix
 from vision.rectify import portrait_orders
@@ -18,9 +21,6 @@ from vision.refine import (
     offsets_of,
     quads_of_offsets,
 )
-from vision.synth.cardart import get_design, list_designs
-from vision.synth.layout import random_scene
-from vision.synth.render import render
 
 HELD_OUT = [d for d in list_designs() if get_design(d).family in HELD_OUT_FAMILIES]
 

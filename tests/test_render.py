@@ -14,14 +14,14 @@ import numpy as np
 import pytest
 
 from cards import BACK, DECK
-from vision.synth import cardart
-from vision.synth.backs import procedural_back
-from vision.synth.camera import Camera, fit_distance, project
-from vision.synth.hands import Hand
-from vision.synth.photometric import Photometric
-from vision.synth.render import random_scene, render
-from vision.synth.scene import SIDEWAYS, UPRIGHT, PlacedCard, Scene
-from vision.synth.textures import Background, texture
+from simulator import cardart
+from simulator.backs import procedural_back
+from simulator.camera import Camera, fit_distance, project
+from simulator.hands import Hand
+from simulator.photometric import Photometric
+from simulator.render import random_scene, render
+from simulator.scene import SIDEWAYS, UPRIGHT, PlacedCard, Scene
+from simulator.textures import Background, texture
 
 # Two small, quick-to-draw designs, one of each id scheme (club_1 and 1_club).
 GNOME, KDE = "simplistic", "kde-standard"
@@ -251,7 +251,7 @@ def test_random_table_labels_match_their_pixels():
 
 def test_labels_json_and_the_command_line(tmp_path: Path):
     out = tmp_path / "scene.png"
-    subprocess.run([sys.executable, "-m", "vision.synth.render", "--seed", "3", "--out", str(out),
+    subprocess.run([sys.executable, "-m", "simulator.render", "--seed", "3", "--out", str(out),
                     "--design", GNOME], check=True, capture_output=True,
                    cwd=Path(__file__).resolve().parents[1], env=dict(os.environ))
     image = cv2.imread(str(out))

@@ -7,8 +7,8 @@ import pytest
 from conftest import start
 
 from cards import DECK, JOKER
-from tracker.engine import Game
-from tracker.events import parse_event
+from tracker.rules.engine import Game
+from tracker.rules.events import parse_event
 
 
 # --- helpers ------------------------------------------------------------------------------
@@ -859,7 +859,7 @@ def test_ledger_holds_through_the_end_of_the_deck():
 def test_an_event_that_cannot_apply_changes_nothing():
     # Totemic Call naming more cards than the deck holds is refused whole: the mana and
     # the once-a-turn hero power are not spent, and the log does not keep the event.
-    from tracker.engine import EngineError
+    from tracker.rules.engine import EngineError
 
     t = start("thrall", "garrosh", turn=3)
     before = t.state

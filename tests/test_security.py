@@ -13,7 +13,7 @@ import pytest
 import uvicorn
 from live_server import ThreadServer, free_port
 
-from companion_api import app as app_module
+from companion_api import security
 from companion_api.app import create_app
 from companion_api.cli import main
 from companion_api.store import DataFolder, StoreError
@@ -26,7 +26,7 @@ def test_the_token_is_compared_in_constant_time(tmp_path, monkeypatch):
         compared.append((a, b))
         return a == b
 
-    monkeypatch.setattr(app_module.secrets, "compare_digest", compare)
+    monkeypatch.setattr(security.secrets, "compare_digest", compare)
     with ThreadServer(tmp_path) as server:
         wrong = httpx.post(server.url + "/api/undo", headers={"Authorization": "Bearer nope"})
         right = server.post("/api/new-game", {"heroes": {"p1": "jaina", "p2": "thrall"}})
@@ -47,7 +47,7 @@ class _Lines(logging.Handler):
 def test_the_token_is_never_in_the_access_log(tmp_path):
     """uvicorn logs each request's path and query: the phone's address carries the token."""
     app = create_app(tmp_path)
-    token, port = app.state.token, free_port()
+    token, port = app.state.table.token, free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="info",
                                            access_log=True))
     thread = threading.Thread(target=server.run, daemon=True)

@@ -22,8 +22,8 @@ from companion_api.app import ServerLimits
 from companion_api.cli import replay_log
 from companion_api.session import Session
 from companion_api.store import DataFolder
-from tracker.bot import play_game
-from tracker.events import NewGame
+from tracker.rules.bot import play_game
+from tracker.rules.events import NewGame
 
 VOLATILE = {"version", "recent", "pending", "game", "events"}
 
@@ -320,31 +320,44 @@ def test_with_a_source_the_camera_keeps_the_game_and_the_phone_gives_the_rest(tm
         server.stop()
 
 
-def test_the_session_mirrors_the_trackers_log_and_its_choices(tmp_path):
-    from tracker.events import EndTurn, Play
-    from tracker.live import LiveTracker
-    from tracker.view import expected_view
+def test_the_session_follows_the_cameras_game_and_its_choices(tmp_path):
+    """One engine: the session takes the camera's game as it is; its log on disk gains what
+    is new, and is written again only when the camera's history changes (an answer)."""
+    from tracker.camera.feed import CameraUpdate
+    from tracker.camera.live import LiveTracker
+    from tracker.camera.view import expected_view
+    from tracker.rules.events import EndTurn, Play
+
+    def update() -> CameraUpdate:
+        return CameraUpdate(tracker.game.copy(), "ok", tracker.questions(), game_number=1)
 
     tracker = LiveTracker()
     tracker.phone(NewGame(heroes={"p1": "jaina", "p2": "garrosh"}))
     for _ in range(4):
         tracker.phone(EndTurn())
+    folder = DataFolder(tmp_path)
+    session = Session(folder)
+    session.follow(update())
+    log = folder.log_path(session.game_id)
     truth = tracker.game.copy()
     truth.apply(Play(player="p1", card="AH", target="p2"))  # Fireball: no trace on the table
     tracker.seen(expected_view(truth))
-    session = Session(DataFolder(tmp_path))
-    session.mirror(list(tracker.events), "ok", tracker.open_choices())
+    written = log.stat().st_ino
+    session.follow(update())
+    assert log.stat().st_ino == written  # appended to, not written again
     assert session.state()["camera"] == "ok"
     [question] = session.state()["pending"]
     assert [o["label"] for o in question["options"]] == [
         "p1 plays AH (Fireball) at p2", "p1 plays AH (Fireball) at p1"]
+    assert session.game.events == tracker.game.events and session.game is not tracker.game
     hit = 20 - session.game.sides["p2"].health
     assert hit > 0 and session.game.sides["p1"].health == 20
 
     tracker.answer(tracker.choices[0], 1)  # a person says it went the other way
-    session.mirror(list(tracker.events), "ok", tracker.open_choices())
+    session.follow(update())
+    assert log.stat().st_ino != written  # the history changed: the log written again whole
     assert session.state()["pending"] == []
     assert session.game.sides["p1"].health == 20 - hit
     assert session.game.sides["p2"].health == 20
-    assert [e.target for e in DataFolder(tmp_path).current().events if e.type == "play"] \
-        == ["p1"]  # the log on disk was rewritten with the answer
+    assert [e.target for e in folder.current().events if e.type == "play"] == ["p1"]
+    assert session.state()["recent"][-1].endswith("p1 plays AH (Fireball) at p1")

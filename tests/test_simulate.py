@@ -14,17 +14,17 @@ import pytest
 
 from calibration import TableCalibration, default_layout
 from companion_api.cli import main
-from models.designs import held_out_designs
-from tracker.bot import play_game
-from tracker.engine import Game
-from tracker.events import parse_event
-from tracker.view import expected_view
-from vision.synth import game_video
-from vision.synth.game_events import Players
-from vision.synth.game_motion import Identities
-from vision.synth.game_table import Geometry
+from simulator import game_video
+from simulator.game_events import Players
+from simulator.game_motion import Identities
+from simulator.game_table import Geometry
+from tracker.camera.view import expected_view
+from tracker.rules.bot import play_game
+from tracker.rules.engine import Game
+from tracker.rules.events import parse_event
+from training.designs import held_out_designs
 
-SAMPLE_LOG = Path(__file__).resolve().parents[1] / "tracker" / "samples" / "demo_game.jsonl"
+SAMPLE_LOG = Path(__file__).resolve().parents[1] / "tests" / "data" / "demo_game.jsonl"
 LOG_LINES = SAMPLE_LOG.read_text().splitlines()
 
 
@@ -130,7 +130,7 @@ def test_the_recogniser_finds_the_minions_the_rules_put_there_and_names_none_wro
 
 
 def test_each_hero_card_is_found_upright_or_turned_as_its_power_was_used(video):
-    from companion_api.track import _hero_card
+    from tracker.camera.reader import _hero_card
 
     layout, right, seen = default_layout(), 0, 0
     for path, view in still_frames(video):
@@ -147,8 +147,8 @@ def test_each_hero_card_is_found_upright_or_turned_as_its_power_was_used(video):
 
 
 def test_motion_is_where_a_hand_moves_and_not_in_the_camera_noise(video):
-    from companion_api.track import TableReader
-    from tracker.live import LiveTracker
+    from tracker.camera.live import LiveTracker
+    from tracker.camera.reader import TableReader
 
     path, _ = still_frames(video)[-1]
     frame = cv2.imread(str(path))
@@ -266,9 +266,9 @@ def test_illegal_plays_are_drawn_as_the_rules_apply_them(seed):
     import random
 
     from cards import DECK
-    from tracker.engine import EngineError
-    from tracker.events import Attack, EndTurn, NewGame, Play
-    from tracker.legality import candidate_moves
+    from tracker.rules.engine import EngineError
+    from tracker.rules.events import Attack, EndTurn, NewGame, Play
+    from tracker.rules.legality import candidate_moves
 
     rng = random.Random(seed)
     deck = list(DECK)

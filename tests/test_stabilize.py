@@ -3,8 +3,8 @@ hand passes over them, a change counted once it holds, an attack kept as a hint.
 
 from __future__ import annotations
 
-from tracker.stabilize import Sighting, Stabilizer
-from tracker.view import UNNAMED
+from tracker.camera.stabilize import Sighting, Stabilizer
+from tracker.camera.view import UNNAMED
 
 
 def card(name: str, x: float, y: float, zone: str, confidence: float = 0.95,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.classifier_data import INPUT_PX, LABELS, batch, no_card, reletter
+from simulator.backs import procedural_back
+from simulator.cardart import load_card
+from training.classifier_data import INPUT_PX, LABELS, batch, no_card, reletter
 from vision.classify import CLASSES
 from vision.rectify import rectify
-from vision.synth.backs import procedural_back
-from vision.synth.cardart import load_card
 
 
 def test_samples_have_the_input_size_valid_labels_and_are_reproducible():

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models.designs import held_out_designs, split_designs
-from models.threshold import (
+from training.designs import held_out_designs, split_designs
+from training.threshold import (
     SHARPNESS_GRID,
     SUIT_FLOOR,
     detector_cuts,
@@ -150,7 +150,7 @@ def test_backs_get_the_detector_score_under_which_what_is_no_card_is_rare_enough
 
 
 def test_an_unseen_error_asks_for_a_thousand_answers_before_any_threshold() -> None:
-    from models.evaluate import pick_threshold
+    from training.evaluate import pick_threshold
 
     few, many = (np.random.default_rng(5).uniform(0.9, 1.0, n) for n in (500, 2000))
     assert pick_threshold(few, np.ones(500, bool)) == 0.5  # none wrong: anything goes

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from companion_api.cli import main
-from companion_api.track import TrackError, read_phone
+from tracker.camera.reader import TrackError, read_phone
 
 
 def _phone(tmp_path, *lines: str):
@@ -53,10 +53,10 @@ def test_track_refuses_in_one_line(tmp_path, capsys):
 def _waiting_reader():
     """A reader given a table whose change no event explains well: a minion laid with a
     damage marker under it that no play puts there (a marker misread, or a move midway)."""
-    from companion_api.track import TableReader
-    from tracker.events import NewGame
-    from tracker.live import LiveTracker
-    from tracker.stabilize import Sighting
+    from tracker.camera.live import LiveTracker
+    from tracker.camera.reader import TableReader
+    from tracker.camera.stabilize import Sighting
+    from tracker.rules.events import NewGame
 
     reader = TableReader(LiveTracker())
     reader.phone(0, NewGame(heroes={"p1": "jaina", "p2": "garrosh"}))
@@ -117,8 +117,8 @@ def test_the_camera_s_condition_is_read_from_the_frames_and_blinds_the_tracker()
     import cv2
     import numpy as np
 
-    from companion_api.track import FROZEN_FRAMES, MISSING_FRAMES, TableReader
-    from tracker.live import LiveTracker
+    from tracker.camera.live import LiveTracker
+    from tracker.camera.reader import FROZEN_FRAMES, MISSING_FRAMES, TableReader
 
     frames = _demo_frames(4)
     reader = TableReader(LiveTracker())

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from conftest import start
 
-from tracker.bot import play_game
-from tracker.engine import Game
-from tracker.heroes import hero_names
-from tracker.view import expected_view
+from tracker.camera.view import expected_view
+from tracker.rules.bot import play_game
+from tracker.rules.engine import Game
+from tracker.rules.heroes import hero_names
 
 
 def test_an_empty_game_shows_a_full_deck_and_nothing_else():

@@ -14,44 +14,47 @@
 - `runtime`: a shipped ONNX model and its JSON report loaded, or a one-line error
 - `image`: an image file read through the pixel limit, or a one-line error
 
-`vision.synth` only makes data: the Debian card art and the table renderer that training
-samples, the tests' scenes and the end-to-end game videos (DESIGN.md's `simulate`) are drawn
-with. No runtime module imports it, nor torch, nor `models` (`tests/test_layering.py`).
+The simulator (`simulator/`: the card art, the table renderer, the game videos) and the
+training code (`training/`) stand on this package; it imports neither, nor torch
+(`tests/test_layering.py`). The shipped models are found through the `models` package
+(`runtime.shipped`), in a checkout and from a wheel alike.
 
-The public names below are imported on first use, so that `import vision` loads no model and
+The public names below are this package's front door (what the server uses of it), imported
+on first use, so that `import vision` loads no model and
 no OpenCV, and `python -m vision.detect` runs its module once.
 """
 
 from __future__ import annotations
 
-import os
 from importlib import import_module
 from typing import TYPE_CHECKING
 
+from .limits import MAX_PIXELS  # first: OpenCV's pixel limit, before OpenCV loads
+
 if TYPE_CHECKING:  # the public names, for type checkers and editors
     from .classify import UNKNOWN, CardClassifier
+    from .deck import Deck, DeckError
     from .detect import PHOTO_ZOOMS, CardDetector
+    from .image import ImageError, read_image
     from .observation import Observation
     from .pipeline import Recognizer
     from .refine import CardRefiner
+    from .register import CountError, find_cards, name_cards
     from .runtime import ModelError
 
-__all__ = ["FRAME_SIZES", "PHOTO_ZOOMS", "UNKNOWN", "CardClassifier", "CardDetector",
-           "CardRefiner", "ModelError", "Observation", "Recognizer"]
+__all__ = ["FRAME_SIZES", "MAX_PIXELS", "PHOTO_ZOOMS", "UNKNOWN", "CardClassifier", "CardDetector",
+           "CardRefiner", "CountError", "Deck", "DeckError", "ImageError", "ModelError",
+           "Observation", "Recognizer", "find_cards", "name_cards", "read_image"]
 
 # the webcam frame sizes (width, height) the companion is built and measured for
 FRAME_SIZES: dict[str, tuple[int, int]] = {"720p": (1280, 720), "1080p": (1920, 1080)}
 
-# the most pixels an image file may have (a 108-MP phone photo is 12,000 × 9,000): a PNG of a
-# few hundred KB may say it is 30,000 pixels square and decode to gigabytes. OpenCV checks it
-# from the header, before decoding, and reads the setting when it loads: so here, where no
-# module has loaded it (`vision.image.read_image` names it; the CLI imports this first)
-MAX_PIXELS = 100_000_000
-os.environ["OPENCV_IO_MAX_IMAGE_PIXELS"] = str(MAX_PIXELS)
 
 _HOME = {"Recognizer": "pipeline", "Observation": "observation", "CardDetector": "detect",
          "PHOTO_ZOOMS": "detect", "CardRefiner": "refine", "CardClassifier": "classify",
-         "UNKNOWN": "classify", "ModelError": "runtime"}
+         "UNKNOWN": "classify", "ModelError": "runtime", "Deck": "deck", "DeckError": "deck",
+         "ImageError": "image", "read_image": "image", "CountError": "register",
+         "find_cards": "register", "name_cards": "register"}
 
 
 def __getattr__(name: str) -> object:

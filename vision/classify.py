@@ -5,13 +5,13 @@ it is no card at all (NO_CARD: a hero card, a hand, the table, that the detector
 with a calibrated probability (temperature scaling, fitted in training). In the recognizer
 the detector's face-up probability is a second opinion on the side (see `decide`), and a
 face is read at three cuts (`read_quads`). Below the threshold the answer is UNKNOWN, never
-a guess: `python -m models.threshold` fits one for backs, one for faces in clear view of
+a guess: `python -m training.threshold` fits one for backs, one for faces in clear view of
 each suit, one for faces partly covered and one for no card, on the shipped detector's cuts
 of calibration-design scenes, so that fewer than 1 in 1000 confident answers are wrong. A
 suit has its own because the model's confusions are not alike: a blurred club passes for a
 spade, while a heart is seldom anything else. And a sharp face has its own for each suit
 (`sharpness`): the confident misreadings are of blurred cards, so a sharp one is surer.
-Where the classifier's report names index experts (`models.expert_train`: a card's suit, or
+Where the classifier's report names index experts (`training.expert_train`: a card's suit, or
 its rank, from its index corners at twice the classifier's resolution), their opinions are
 multiplied into the classifier's for the faces in clear view, the suit expert's for sharp ones
 only (`EXPERTS`, `fine_look`, `decide`).
@@ -30,7 +30,7 @@ from cards import BACK, DECK, JOKER, RANKS, SUITS
 
 from .deck import Deck
 from .rectify import portrait_orders, rectify
-from .runtime import ModelError, load_model
+from .runtime import ModelError, load_model, shipped
 
 __all__ = ["BACK", "CLASSES", "MODEL", "NO_CARD", "UNKNOWN", "CardClassifier", "ModelError",
            "Prediction"]
@@ -40,7 +40,7 @@ NO_CARD = "NONE"  # what the detector outlined is no card (a hero card, a hand):
 # The classifier's classes in the order of its outputs: the shipped models' output indices
 # mean these (a model taught no card has NO_CARD after them). Training labels by them too.
 CLASSES: tuple[str, ...] = (*DECK, JOKER, BACK)
-MODEL = Path(__file__).resolve().parents[1] / "models" / "card_classifier.onnx"
+MODEL = shipped("card_classifier.onnx")
 # The detector's face-up probability is held to odds of at most 1:SIDE_ODDS either way, so
 # that neither expert alone can make a confident answer out of the other's doubt. On a card
 # not in clear view the detector, which sees what shows, is trusted further: the classifier
@@ -58,7 +58,7 @@ SHARPNESS_SCALE = 2
 
 @dataclass(frozen=True)
 class ExpertKind:
-    """What an index expert (`models.expert_train`) reads of a face, and from what sharpness."""
+    """What an index expert (`training.expert_train`) reads of a face, and from what sharpness."""
 
     classes: tuple[str, ...]
     of_face: Callable[[str], str]  # which of the classes a face (one of DECK) is

@@ -31,9 +31,9 @@ from .geometry import box_of_quad, iou_matrix, quads_of_boxes, rotated_nms
 from .memory import PileMemory
 from .observation import SIDEWAYS, UPRIGHT, Columns, Observation
 from .piles import CROWDED_IOU, KEEP_IOU, PileView, pile_crop, piles
-from .runtime import ModelError, load_model
+from .runtime import ModelError, load_model, shipped
 
-MODEL = Path(__file__).resolve().parents[1] / "models" / "card_detector.onnx"
+MODEL = shipped("card_detector.onnx")
 PILE_MODEL = MODEL.with_name("pile_detector.onnx")  # the second look at piles (`vision.piles`)
 LONG_SIDE = 512  # network input: the frame's long side, in px
 MULTIPLE = 32  # input padded to a multiple of the deepest stride
@@ -276,10 +276,10 @@ class CardDetector:
 
         self.session, (self.long_side, self.multiple, self.threshold, self.nms_iou) = (
             load_model(model, "card detector", read, threads=threads,
-                       missing="no such file (train one: python -m models.detect_train)"))
+                       missing="no such file (train one: python -m training.detect_train)"))
         self.piles = None if piles is None else load_model(
             piles, "pile detector", read_piles, threads=threads,
-            missing="no such file (train one: python -m models.pile_train)")
+            missing="no such file (train one: python -m training.pile_train)")
         self.pile_memory = PileMemory() if video else None
 
     def boxes(self, frame: np.ndarray, zoom: float = 1.0) -> tuple[Boxes, Letterbox]:

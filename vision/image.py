@@ -13,7 +13,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from . import MAX_PIXELS
+from .limits import MAX_PIXELS
 
 MAX_BYTES = 200 * 2**20  # the largest photo as an uncompressed BMP is 300 MB: PNG or JPEG it
 

@@ -4,7 +4,7 @@ The detector sees the frame with its long side at 512 px, where a card is about 
 and one output cell about 7 mm of table; the markers of a fan lie 3–12 mm apart, so their
 anchors are often a cell or less apart and the second and later cards of a pile are what it
 misses. Where its boxes crowd one another, the same kind of network, trained on crops at
-that size (`models.pile_train`), looks again at a square crop of the frame scaled so that a
+that size (`training.pile_train`), looks again at a square crop of the frame scaled so that a
 card's short side is `CARD_PX` px: about the frame's own pixels at 720p, a cell then 3 mm
 of table. Its detections in the middle of the crop (its *core*) are added in place of the
 first pass's boxes they overlap; near the crop's edge, where cards are cut, the first pass

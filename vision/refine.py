@@ -7,7 +7,7 @@ grown by `MARGIN`, warped to `CROP_PX`) and a small CNN regresses where the card
 corners really are, as offsets from the detected ones in card widths. The corners are
 mapped back to the frame through the same warp.
 
-    python -m models.refine_train        # trains and writes models/card_refiner.onnx
+    python -m training.refine_train        # trains and writes models/card_refiner.onnx
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import cv2
 import numpy as np
 
 from .rectify import portrait_orders
-from .runtime import load_model
+from .runtime import load_model, shipped
 
-MODEL = Path(__file__).resolve().parents[1] / "models" / "card_refiner.onnx"
+MODEL = shipped("card_refiner.onnx")
 CROP_PX = (64, 88)  # width, height of the cut-out, the card portrait inside it
 MARGIN = 1.3  # the cut-out spans this many times the detected card, about its centre
 
@@ -89,7 +89,7 @@ class CardRefiner:
 
         self.session, (self.passes, self.max_shift) = load_model(
             model, "card refiner", read, threads=threads,
-            missing="no such file (train one: python -m models.refine_train)")
+            missing="no such file (train one: python -m training.refine_train)")
 
     def offsets(self, cuts: np.ndarray) -> np.ndarray:
         """The network on cut-outs (N, H, W, 3 uint8): corner offsets (N, 8), card widths."""

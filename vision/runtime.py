@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -12,6 +13,12 @@ Settings = TypeVar("Settings")
 
 class ModelError(RuntimeError):
     """The model file is missing or unreadable (one line)."""
+
+
+def shipped(name: str) -> Path:
+    """A model file that ships with the product, found through the installed `models`
+    package: beside the sources in a checkout, in site-packages from a wheel."""
+    return Path(str(resources.files("models").joinpath(name)))
 
 
 def load_model(model: Path, what: str, read: Callable[[dict], Settings], *, threads: int = 1,

@@ -1,0 +1,3 @@
+"""The server's routes, one router a concern: `state` (reading the game), `events` (changing
+it), `questions` (what the camera asks), `games` (the games kept), `live` (the WebSocket and
+the camera's stream) and `pages` (phone, overlay, watch)."""

@@ -1,0 +1,45 @@
+"""The pages: the phone's scorekeeper, the OBS overlay and the watch page, and their scripts
+and styles (checked at each load: a phone never keeps old code after an upgrade)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import FileResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from ..security import PAGE_POLICY
+
+PAGES = Path(__file__).resolve().parents[1] / "pages"
+
+router = APIRouter(include_in_schema=False)
+
+
+class Static(StaticFiles):
+    """The pages' scripts and styles, revalidated at each load (they are small, and a 304
+    costs nothing)."""
+
+    def file_response(self, *args: Any, **kwargs: Any) -> Response:
+        response = super().file_response(*args, **kwargs)
+        response.headers["Cache-Control"] = "no-cache"
+        return response
+
+
+def static_files() -> Static:
+    return Static(directory=PAGES / "static")
+
+
+def _page(name: str) -> Callable[[], Any]:
+    async def page() -> FileResponse:
+        return FileResponse(PAGES / name, media_type="text/html",
+                            headers={"Cache-Control": "no-cache",
+                                     "Content-Security-Policy": PAGE_POLICY})
+    return page
+
+
+for _route, _name in (("/", "phone.html"), ("/overlay", "overlay.html"),
+                      ("/watch", "watch.html")):
+    router.add_api_route(_route, _page(_name))

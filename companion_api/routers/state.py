@@ -1,0 +1,52 @@
+"""Reading the game: its state, its log, the legal moves, the heroes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import PlainTextResponse, Response
+
+from cards import CardError, check_card_id
+from tracker.rules import Player
+
+from ..dependencies import TableDep
+from ..responses import jsonl, state_response
+from ..session import Refused
+
+router = APIRouter(prefix="/api")
+
+
+@router.get("/state", summary="The game state, with the open questions")
+async def get_state(table: TableDep) -> Response:
+    return state_response(table.session)
+
+
+@router.get("/log", summary="The event log of the game in progress")
+async def get_log(table: TableDep) -> dict[str, Any]:
+    return {"game": table.session.game_id,
+            "events": [e.model_dump(mode="json", exclude_none=True)
+                       for e in table.session.log()]}
+
+
+@router.get("/log.jsonl", summary="The event log as JSON Lines (replays with `replay`)",
+            response_class=PlainTextResponse)
+async def get_log_jsonl(table: TableDep) -> PlainTextResponse:
+    return jsonl(table.session.game_id, table.session.log())
+
+
+@router.get("/moves", summary="The legal moves now; with `card` (or `power=true`), each way "
+                              "to play the card (use the hero power), legal or not")
+async def get_moves(table: TableDep, card: str | None = None, player: Player | None = None,
+                    power: bool = False) -> dict[str, Any]:
+    if card is not None:
+        try:
+            card = check_card_id(card.upper())
+        except CardError as error:
+            raise Refused(422, str(error)) from None
+    return await table.change(table.session.moves, card, player, power)
+
+
+@router.get("/heroes", summary="The heroes a game may be played with")
+async def get_heroes(table: TableDep) -> list[dict[str, str]]:
+    return table.session.hero_list()

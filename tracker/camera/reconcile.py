@@ -1,0 +1,315 @@
+"""From what the camera sees to the events that explain it, as a camera chess tracker picks
+the legal move that fits the board.
+
+Between two stable views of the table, the engine predicts the view each candidate event
+would leave (`tracker.camera.view.expected_view` on a copy of the game), and the candidate whose
+prediction is nearest to what the camera sees is chosen. Candidates come from what changed:
+a card newly face up is played (each target and choice), a minion seen in its attack zone
+or a hero whose card was tilted attacks (each target), a change with no new card may be the
+hero power.
+When no single event explains the view, pairs are tried (and after a blind spell, up to
+four events: `BLIND_DEPTH`). Candidates that leave the same
+view but a different game (Fireblast at one hero or the other: hero health is never on the
+table) make the choice ambiguous: the answer lists them, most likely first, for a question.
+
+Knows nothing of pixels: views come from the camera's stabilizer or, in tests, from the
+engine itself.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from cards import JOKER, split_card
+from tracker.rules.cards import PLAYERS, other
+from tracker.rules.engine import EngineError, Game
+from tracker.rules.events import Attack, Event, SecretRevealed
+from tracker.rules.intent import against_intent
+from tracker.rules.legality import card_plays, characters, power_uses
+
+from .view import (
+    NO_HINTS,
+    TOKEN,
+    UNNAMED,
+    Hints,
+    MinionView,
+    SideView,
+    TableView,
+    expected_view,
+)
+
+# What a difference weighs: a face-up card in the wrong place is a certain miss; a marker
+# count is often off by one (a marker hidden under a hand, two markers seen as one).
+CARD_MISS = 10.0
+MINION_MISS = 6.0
+SECRET_MISS = 3.0
+DISCARD_MISS = 3.0  # the pile's top, read at a glance and often half covered, misread
+MARKER_MISS = 1.0
+UNNAMED_SPELL_MISS = 3.0  # a card seen under a minion and no spell predicted there
+BUFF_MISS = 0.4  # a +1/+1 shows only a strip from under its minion: often not seen at all
+ILLEGAL = 3.0  # a legal explanation is preferred to an illegal one up to a few markers nearer
+EXPLAINED = 0.5  # at most this far: the view is explained
+NOISE = 1.5  # what a camera's view may be off by with nothing having happened
+EXTRA_EVENT = 0.75  # a second event must explain more than one marker
+DEPTH_TWO_KEEP = 6  # sequences kept to try one event more after (the beam's width)
+BLIND_DEPTH = 4  # events the camera may have missed while it saw nothing
+DISCARD_TOGETHER = 3  # the pile's top cards whose order the camera may see mixed
+
+
+@dataclass
+class Explanation:
+    """The events that best explain a view, how far their prediction is from it, and the
+    other explanations just as near that leave a different game (a question's options)."""
+
+    events: list[Event]
+    distance: float  # with ILLEGAL for each event that breaks a rule
+    alternatives: list[list[Event]] = field(default_factory=list)
+    illegal: int = 0  # events that break a rule
+
+    @property
+    def explained(self) -> bool:
+        """The view is as the events leave it (whether or not they break the rules, and
+        however many it took: those costs only rank explanations)."""
+        return self.distance - ILLEGAL * self.illegal - _extra(self.events) <= EXPLAINED
+
+    @property
+    def ambiguous(self) -> bool:
+        return bool(self.alternatives)
+
+
+# --- how far two views are ------------------------------------------------------------------
+
+def _spell_distance(expected: tuple[str, ...], seen: tuple[str, ...]) -> float:
+    """Buff spells under a minion: a named one is a card; one the camera could not name
+    (`UNNAMED`) stands for any the prediction has there."""
+    named = {card for card in seen if card != UNNAMED}
+    unnamed = len(seen) - len(named)
+    missing = len(set(expected) - named)
+    matched = min(unnamed, missing)
+    return CARD_MISS * (len(named - set(expected)) + missing - matched) \
+        + UNNAMED_SPELL_MISS * (unnamed - matched)
+
+
+def _minion_distance(a: MinionView, b: MinionView) -> float:
+    spells = _spell_distance(a.spells, b.spells)
+    stack = abs(a.stack - b.stack) if a.stack and b.stack else 0  # 0: not counted
+    return spells + MARKER_MISS * (abs(a.damage - b.damage) + stack) \
+        + BUFF_MISS * abs(a.buffs - b.buffs)
+
+
+def _side_distance(expected: SideView, seen: SideView) -> float:
+    cards_e = {m.card: m for m in expected.minions if m.card}
+    cards_s = {m.card: m for m in seen.minions if m.card}
+    distance = CARD_MISS * len(cards_e.keys() ^ cards_s.keys())
+    distance += sum(_minion_distance(cards_e[c], cards_s[c])
+                    for c in cards_e.keys() & cards_s.keys())
+    tokens_e = [m for m in expected.minions if not m.card]
+    tokens_s = [m for m in seen.minions if not m.card]
+    distance += MINION_MISS * abs(len(tokens_e) - len(tokens_s))
+    distance += sum(_minion_distance(a, b) for a, b in zip(tokens_e, tokens_s, strict=False))
+    if expected.weapon != seen.weapon:  # one weapon for another: misread under its markers
+        distance += _misread(expected.weapon, seen.weapon) if expected.weapon and seen.weapon \
+            else CARD_MISS
+    distance += MARKER_MISS * (abs(expected.durability - seen.durability)
+                               + abs(expected.armor - seen.armor))
+    distance += SECRET_MISS * abs(expected.secrets - seen.secrets)
+    if seen.power_used is not None and expected.power_used != seen.power_used:
+        distance += CARD_MISS
+    return distance
+
+
+def _misread(expected: str, seen: str) -> float:
+    """A card read as another where it is half covered: likelier with one of its index's
+    two signs right."""
+    if JOKER in (expected, seen):
+        return DISCARD_MISS
+    same = any(a == b for a, b in zip(split_card(expected), split_card(seen), strict=True))
+    return DISCARD_MISS - MARKER_MISS if same else DISCARD_MISS
+
+
+def view_distance(expected: TableView, seen: TableView) -> float:
+    """How far the camera's view is from a predicted one (0: nothing tells them apart)."""
+    distance = sum(_side_distance(expected.sides[p], seen.sides[p]) for p in expected.sides)
+    if seen.discard_top is not None and expected.discard_top != seen.discard_top:
+        # cards that reach the pile together (two minions dying) may land in either order
+        near_top = seen.discard_top in expected.discard[-DISCARD_TOGETHER:]
+        distance += MARKER_MISS if near_top else DISCARD_MISS
+    return distance
+
+
+# --- what might have happened ---------------------------------------------------------------
+
+def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) -> list[Event]:
+    """Single events worth predicting: guided by what changed, never every event there is."""
+    player = game.active
+    found: list[Event] = []
+    expected = expected_view(game)
+    known = expected.face_up()
+    # face up and not where the game has it; a card of the pile showing on top is the pile
+    # read badly, not a card played again
+    new = [card for card in seen.face_up() if card not in known
+           and not (card == seen.discard_top and card in expected.discard)]
+    shown = [card for card in hints.revealed if card not in known]
+    for card in dict.fromkeys([*new, *shown]):
+        owners = [player, other(player)] if card != JOKER else [player]
+        for owner in owners:  # a card seen on the wrong side is still tried, and flagged
+            found += card_plays(game, owner, card, rng)
+    found += _secrets_set(game, seen, rng)
+    found += _weapons_laid(game, seen, expected, rng)
+    everyone = characters(game)
+    slid = _slid(game, hints)
+    for attacker in slid or [m.id for m in game.sides[player].minions]:
+        found += [Attack(attacker=attacker, target=t) for t in everyone if t != attacker]
+    uses = power_uses(game, player, rng)
+    found += uses
+    revealed = list(hints.revealed) or new
+    if revealed:  # Totemic Call's cards turned over: the totem stays face up
+        found += [use.model_copy(update={"revealed": revealed}) for use in uses]
+    found += _secrets_revealed(game, seen, hints)
+    return found
+
+
+def _slid(game: Game, hints: Hints) -> list[str]:
+    """The characters seen slid to attack (not a spell shown in the zone) or a hero whose
+    card was tilted; a face-down stack slid is one of the active player's tokens, any of
+    them."""
+    slid = [a for a in hints.attackers
+            if a in PLAYERS or (a != TOKEN and game.find(a) is not None)]
+    if TOKEN in hints.attackers:
+        slid += [m.id for m in game.sides[game.active].minions if m.card is None]
+    return slid
+
+
+def _secrets_revealed(game: Game, seen: TableView, hints: Hints) -> list[Event]:
+    """A secret of the waiting player gone from the table: revealed (the card seen as it
+    was turned over, or any it may be), at any target."""
+    waiting = other(game.active)
+    secrets = game.sides[waiting].secrets
+    if seen.sides[waiting].secrets >= len(secrets):
+        return []
+    cards = [c for c in hints.revealed if c in secrets] or list(dict.fromkeys(secrets))
+    return [SecretRevealed(player=waiting, card=card, target=target)
+            for card in cards for target in [None, *characters(game)]]
+
+
+def _secrets_set(game: Game, seen: TableView, rng: random.Random) -> list[Event]:
+    """A new face-down card in the secrets zone: a secret, whose face no camera sees; each
+    secret the hero has that is not known to lie elsewhere is a candidate."""
+    player = game.active
+    hero = game.sides[player].hero
+    if seen.sides[player].secrets <= len(game.sides[player].secrets) or not hero.secret_rank:
+        return []
+    found: list[Event] = []
+    for suit in hero.secrets:
+        card = hero.secret_rank + suit
+        if may_hold(game, player, card):
+            found += card_plays(game, player, card, rng)
+    return found
+
+
+def may_hold(game: Game, player: str, card: str) -> bool:
+    """`card` may be in `player`'s hand: the ledger has it there, in the deck, or nowhere
+    seen (a card whose face no camera saw is any of those)."""
+    return game.table.where(card) in (None, "deck", f"hand:{player}")
+
+
+def _weapons_laid(game: Game, seen: TableView, expected: TableView,
+                  rng: random.Random) -> list[Event]:
+    """A card in the weapon zone that is not the weapon the game has there: read under its
+    markers, it may be misread, so each of the hero's weapons not known to lie elsewhere is
+    a candidate."""
+    player = game.active
+    laid = seen.sides[player].weapon
+    if laid is None or laid == expected.sides[player].weapon:
+        return []
+    hero = game.sides[player].hero
+    found: list[Event] = []
+    for rank, ability in hero.ranks.items():
+        if ability.kind != "weapon":
+            continue
+        for suit in "SHDC":
+            card = rank + suit
+            if card != laid and may_hold(game, player, card):
+                found += card_plays(game, player, card, rng)
+    return found
+
+
+def _after(game: Game, events: list[Event]) -> Game | None:
+    ahead = game.copy()
+    try:
+        for event in events:
+            ahead.apply(event)
+    except EngineError:
+        return None
+    return ahead
+
+
+def _score(game: Game, events: list[Event], seen: TableView) -> tuple[float, Game] | None:
+    ahead = _after(game, events)
+    if ahead is None:
+        return None
+    # an explanation is legal or not: the rules one event breaks are not counted one by one
+    illegal = _illegal(game, ahead)
+    return view_distance(expected_view(ahead), seen) + ILLEGAL * illegal + _extra(events), ahead
+
+
+def _extra(events: list[Event]) -> float:
+    """What each event past the first costs an explanation: the simplest story first."""
+    return EXTRA_EVENT * max(0, len(events) - 1)
+
+
+def _illegal(game: Game, ahead: Game) -> int:
+    return len({a.event for a in ahead.alerts[len(game.alerts):] if a.severity == "illegal"})
+
+
+def _unlikely(game: Game, events: list[Event]) -> int:
+    """Of explanations the camera cannot tell apart, the one as people play comes first."""
+    return sum(against_intent(game, event) for event in events)
+
+
+def explain(game: Game, seen: TableView, hints: Hints = NO_HINTS, *, depth: int = 2,
+            seed: int = 0) -> Explanation:
+    """The events, at most `depth` of them, whose predicted view is nearest to `seen`: one
+    event, then, while none explains the view, the nearest few sequences one event longer
+    (a beam: after a blind spell the camera may have missed several)."""
+    rng = random.Random(seed)
+    still = view_distance(expected_view(game), seen)
+    scored: list[tuple[float, list[Event], Game]] = []
+    beam: list[tuple[float, list[Event], Game]] = [(still, [], game)]
+
+    def rank(entry: tuple[float, list[Event], Game]) -> tuple[float, int]:
+        return entry[0], _unlikely(game, entry[1])
+
+    for _ in range(depth):
+        longer = []
+        for _, before, ahead in beam:
+            for event in candidates(ahead, seen, rng, hints):
+                result = _score(game, [*before, event], seen)
+                if result:
+                    longer.append((result[0], [*before, event], result[1]))
+        longer.sort(key=rank)
+        scored = sorted(scored + longer, key=rank)
+        # a legal sequence that leaves the view as seen: no longer one can rank before it
+        if not scored or scored[0][0] - _extra(scored[0][1]) <= EXPLAINED:
+            break
+        beam = longer[:DEPTH_TWO_KEEP]
+    if not scored:
+        return Explanation([], still)
+    best, events, ahead = scored[0]
+    illegal = _illegal(game, ahead)
+    # an event must explain more of the view than a marker miscounted (a minion's slide is
+    # an attack; a spell shown in the attack zone is not); a rule it breaks counts against
+    # it among explanations, not here
+    if best - ILLEGAL * illegal > still - NOISE and not _slid(game, hints):
+        return Explanation([], still)
+    outcome = ahead.state().model_dump(exclude={"alerts"})
+    alternatives, outcomes = [], [outcome]
+    for distance, other_events, other_game in scored[1:]:
+        if distance > best:
+            break
+        other_outcome = other_game.state().model_dump(exclude={"alerts"})
+        if other_outcome not in outcomes:
+            outcomes.append(other_outcome)
+            alternatives.append(other_events)
+    return Explanation(events, best, alternatives, illegal)

@@ -1,0 +1,108 @@
+"""Words for people: a line about each event, the phrases of alert messages, and the board
+as a short summary (what `str(game)` and the command line print)."""
+
+from __future__ import annotations
+
+from cards import JOKER
+
+from .board import Board, Character
+from .events import (
+    Attack,
+    Concede,
+    EndTurn,
+    Event,
+    HeroPower,
+    Mulligan,
+    NewGame,
+    Play,
+    SecretRevealed,
+)
+from .state import GameState
+from .table import Minion, Side
+
+
+def describe_event(board: Board, event: Event) -> str:
+    """One line about an event that `board` has just applied."""
+    prefix = f"[turn {board.turn:>2}] "
+    if isinstance(event, NewGame):
+        sides = board.sides
+        return f"new game: p1 {sides['p1'].hero.name} against p2 {sides['p2'].hero.name}"
+    if isinstance(event, Mulligan):
+        return f"{event.player} mulligans {event.count} card{'s' * (event.count != 1)}"
+    if isinstance(event, Play):
+        what = "The Coin" if event.card == JOKER else event.card
+        name = board.ability_of(event.player, event.card).name
+        extra = f" ({name})" if name and event.card != JOKER else ""
+        target = f" at {', '.join(event.targets)}" if event.targets else ""
+        return f"{prefix}{event.player} plays {what}{extra}{target}"
+    if isinstance(event, Attack):
+        return f"{prefix}{event.attacker} attacks {event.target}"
+    if isinstance(event, HeroPower):
+        target = f" at {', '.join(event.targets)}" if event.targets else ""
+        return f"{prefix}{event.player} uses {board.sides[event.player].hero.power.name}{target}"
+    if isinstance(event, SecretRevealed):
+        return f"{prefix}{event.player} reveals the secret {event.card}"
+    if isinstance(event, EndTurn):
+        return f"{prefix}turn ends"
+    if isinstance(event, Concede):
+        return f"{prefix}{event.player} concedes"
+    return f"{prefix}{event.type}"
+
+
+def summary(state: GameState) -> str:
+    """The board in a few lines: the turn and deck, each side, and the result."""
+    lines = [f"turn {state.turn}, deck {state.deck}, discard {state.discard}"
+             + (", deck empty" if state.deck_empty else "")]
+    for player, side in state.players.items():
+        minions = " ".join(f"{m.id}({m.attack}/{m.health})" for m in side.minions)
+        weapon = side.weapon
+        lines.append(
+            f"{player} {side.name}: {side.health} health, {side.armor} armor, "
+            f"{side.crystals} crystals, {side.hand} in hand"
+            + (f", weapon {weapon.attack}/{weapon.durability}" if weapon else "")
+            + (f", minions {minions}" if minions else ""))
+    if state.over:
+        winner = state.winner
+        lines.append("game over: " + ("a draw" if winner == "draw" else f"{winner} wins"))
+    return "\n".join(lines)
+
+
+# --- phrases of alert messages ---------------------------------------------------------
+
+def event_words(event: Event) -> str:
+    """An event named for a message: "p2's play of 6H", "6H's attack", "the end of turn"."""
+    noun = {"hero_power": "hero power", "secret_revealed": "secret reveal",
+            "end_turn": "end of turn", "concede": "concession",
+            "markers": "marker count"}.get(event.type, event.type)
+    who = getattr(event, "player", None) or getattr(event, "attacker", None)
+    words = f"{who}'s {noun}" if who else f"the {noun}"
+    card = getattr(event, "card", None)
+    return f"{words} of {card}" if card else words
+
+
+def in_play_words(sides: dict[str, Side], card: str) -> str:
+    """What a face-up card on the table is: a secret, a weapon or part of a minion."""
+    for player, side in sides.items():
+        if card in side.secrets:
+            return f"{player}'s secret"
+        if side.weapon and side.weapon.card == card:
+            return f"{player}'s weapon"
+        for minion in side.minions:
+            if card in [minion.card, *(c for c, _, _ in minion.face_up)]:
+                return f"a card of {player}'s minion {minion.id}"
+    return "another card"
+
+
+def place_words(place: str) -> str:
+    """A place of `tracker.rules.table.Table.where` in words: "in p1's hand"."""
+    kind, _, player = place.partition(":")
+    return {"deck": "in the draw deck", "set_aside": "set aside in the mulligan",
+            "hand": f"in {player}'s hand", "marker": f"a face-down marker on {player}'s side"
+            }.get(kind, place)
+
+
+def ref_words(ref: Character, player: str) -> str:
+    """A character as `player` sees it: "an enemy minion (6H)", "the friendly hero (p1)"."""
+    if isinstance(ref, Minion):
+        return f"{'a friendly' if ref.owner == player else 'an enemy'} minion ({ref.id})"
+    return f"{'the friendly' if ref == player else 'the enemy'} hero ({ref})"
