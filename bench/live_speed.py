@@ -40,7 +40,8 @@ import numpy as np
 
 from bench.common import pin_to_one_core, registered_deck
 from tracker.camera.live import LiveTracker
-from tracker.camera.reader import IMAGES, TableReader, read_phone, sightings
+from tracker.camera.reader import TableReader, sightings
+from tracker.camera.recording import IMAGES, read_phone
 from tracker.camera.stabilize import Sighting
 from tracker.rules.bot import play_game
 

@@ -10,7 +10,9 @@ the tracking and the server, not the pixels.
 
 For each game, and over all:
 - settle -> phone: from the frame at which an event is complete on the table (the
-  simulator's truth) to the first state on the phone that holds it: median, p95;
+  simulator's truth) to the first state on the phone that holds it: median, p95; and its
+  two parts, settle -> the camera's change (the stabilizer waiting for the view to hold,
+  the tracker explaining it) and the camera's change -> phone (the server);
 - the session's CPU for following the camera: per update it was given, per event of the log;
 - the process's CPU but the camera's thread (the session, the disk, the hub, the client),
   per event of the log.
@@ -90,6 +92,7 @@ def phone_client(port: int, arrivals: list[tuple[float, int]], done: threading.E
 def run_game(folder: Path, speed: float, timed: Timed) -> dict:
     reading = Reading.load(folder / "video" / READING)
     feeds: list[CameraFeed] = []
+    changes: list[tuple[float, int]] = []
     started: list[float] = []
     step = CameraFeed._step
 
@@ -99,7 +102,11 @@ def run_game(folder: Path, speed: float, timed: Timed) -> dict:
         step(feed, reader, index, frame, inputs)
 
     def camera(subscriber) -> CameraFeed:
-        feeds.append(CameraFeed(reading, subscriber, speed=speed))
+        def noted(update) -> None:  # when the camera's game changed, and to what length
+            changes.append((time.monotonic(), len(update.game.events)))
+            subscriber(update)
+
+        feeds.append(CameraFeed(reading, noted, speed=speed))
         feeds[-1]._step = first_frame.__get__(feeds[-1])
         return feeds[-1]
 
@@ -129,17 +136,19 @@ def run_game(folder: Path, speed: float, timed: Timed) -> dict:
     server.should_exit = True
     thread.join(10)
     after = resource.getrusage(resource.RUSAGE_SELF)
-    delays = settle_to_phone(folder, log, arrivals, started[0], reading.fps * speed)
+    delays = settle_to_phone(folder, log, [arrivals, changes], started[0], reading.fps * speed)
     return {"delays": delays, "log": len(log), "session_cpu": timed.session,
             "updates": timed.updates, "feed_cpu": timed.feed,
             "process_cpu": (after.ru_utime + after.ru_stime)
             - (before.ru_utime + before.ru_stime)}
 
 
-def settle_to_phone(folder: Path, log: list, arrivals: list[tuple[float, int]], start: float,
-                    rate: float) -> list[float]:
+def settle_to_phone(folder: Path, log: list, seen: list[list[tuple[float, int]]],
+                    start: float, rate: float) -> list[tuple[float, float]]:
     """Each event the camera got right (matched in order with the truth): ms from the frame
-    at which it was complete on the table to the first state on the phone holding it."""
+    at which it was complete on the table to the first state on the phone holding it, and
+    to the first change of the camera's game holding it (`seen`: the phone's states and
+    the camera's changes, each (when, events))."""
     truth = [parse_event(line) for line in (folder / "game.jsonl").read_text().splitlines()
              if line.strip()]
     done = [json.loads(line)["frame"] for line in
@@ -153,10 +162,10 @@ def settle_to_phone(folder: Path, log: list, arrivals: list[tuple[float, int]], 
         for k in range(block.size):
             t, i = wanted[block.a + k][0], got[block.b + k][0]
             due = start + done[t] / rate
-            shown = next((when for when, count in arrivals if count > i and when >= due - 5),
-                         None)
-            if shown is not None:
-                delays.append(max(0.0, shown - due) * 1000)
+            shown, changed = (next((when for when, count in times
+                                    if count > i and when >= due - 5), None) for times in seen)
+            if shown is not None and changed is not None:
+                delays.append((max(0.0, shown - due) * 1000, max(0.0, changed - due) * 1000))
     return delays
 
 
@@ -173,16 +182,19 @@ def main() -> None:
             results.append(run_game(folder, args.speed, timed))
             r = results[-1]
             print(f"{folder.name}: {r['log']} events, {r['updates']} updates, settle -> phone "
-                  f"median {statistics.median(r['delays']):.0f} ms", flush=True)
+                  f"median {statistics.median(d for d, _ in r['delays']):.0f} ms", flush=True)
     if not results:
         raise SystemExit(f"no {READING} under {args.work}: run bench.track --camera video")
-    delays = [d for r in results for d in r["delays"]]
+    pairs = [d for r in results for d in r["delays"]]
     events = sum(r["log"] for r in results)
     updates = sum(r["updates"] for r in results)
     session = sum(r["session_cpu"] for r in results)
     rest = sum(r["process_cpu"] - r["feed_cpu"] for r in results)
-    print(f"settle -> phone: median {statistics.median(delays):.0f} ms, p95 "
-          f"{statistics.quantiles(delays, n=20)[-1]:.0f} ms over {len(delays)} events")
+    for name, delays in (("settle -> phone", [shown for shown, _ in pairs]),
+                         ("  settle -> the camera's change", [changed for _, changed in pairs]),
+                         ("  the camera's change -> phone", [s - c for s, c in pairs])):
+        print(f"{name}: median {statistics.median(delays):.1f} ms, p95 "
+              f"{statistics.quantiles(delays, n=20)[-1]:.1f} ms over {len(delays)} events")
     print(f"session following the camera: {1000 * session / updates:.2f} ms CPU an update "
           f"({updates}), {1000 * session / events:.2f} ms an event of the log ({events})")
     print(f"process CPU but the camera's thread: {1000 * rest / events:.1f} ms an event")

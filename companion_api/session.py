@@ -65,8 +65,11 @@ class Limits:
 def narration(game: Game, count: int = RECENT) -> list[str]:
     """A line about each of the game's last `count` events, oldest first: each told from
     the game as it stood just after it (a copy taken back event by event, not replayed)."""
+    count = min(count, len(game.events))
+    if count <= 1:
+        return [describe_event(game, game.events[-1])] if count else []
     view, lines = game.copy(), []
-    for _ in range(min(count, len(game.events))):
+    for _ in range(count):
         lines.append(describe_event(view, view.events[-1]))
         view.pop()
     return lines[::-1]
@@ -93,8 +96,9 @@ class Session:
         self.unsaved: str | None = None  # why the game in memory is not all on disk (OSError)
         self.resumed_torn = False
         self._summaries: dict[str, dict[str, Any]] = {}
+        self._told: list[tuple[int, str]] = []  # the last RECENT events' lines, by index
         self._resume()
-        self._changed()
+        self._changed(kept=0)
 
     def _resume(self) -> None:
         stored = self.data.current()
@@ -110,8 +114,11 @@ class Session:
             self.resumed_torn = True
 
     # --- what clients are shown ----------------------------------------------------------
-    def _changed(self) -> None:
-        """Made once a change, while the game is still: pages and sockets read only these."""
+    def _changed(self, kept: int | None = None) -> None:
+        """Made once a change, while the game is still: pages and sockets read only these.
+        `kept`: the events the change left as they were (None: the game did not change)."""
+        if kept is not None:
+            self._tell(kept)
         self.version += 1
         self.state_json = json.dumps(self.state(), separators=(",", ":"))
         self.message_json = f'{{"type":"state","state":{self.state_json}}}'
@@ -125,8 +132,18 @@ class Session:
         if self.unsaved is not None:
             state["unsaved"] = self.unsaved
         state.update(version=self.version, game=self.game_id, events=len(self.game.events),
-                     recent=narration(self.game), pending=self.pending())
+                     recent=[line for _, line in self._told], pending=self.pending())
         return state
+
+    def _tell(self, kept: int) -> None:
+        """The last RECENT events' lines: those of the first `kept` events stay as told,
+        the others are told afresh (one, in the usual change)."""
+        count = len(self.game.events)
+        shown = range(max(0, count - RECENT), count)
+        told = {index: line for index, line in self._told if index < kept}
+        start = min((i for i in shown if i not in told), default=count)
+        fresh = narration(self.game, count - start)
+        self._told = [(i, told[i] if i < start else fresh[i - start]) for i in shown]
 
     def pending(self) -> list[dict[str, Any]]:
         return [q.model_dump(mode="json", exclude_none=True) for q in self.questions.values()]
@@ -141,7 +158,7 @@ class Session:
         except EngineError as error:
             raise Refused(422, str(error)) from None
         self._begin(fresh)
-        self._changed()
+        self._changed(kept=0)
         return []
 
     def _begin(self, game: Game) -> None:
@@ -166,7 +183,7 @@ class Session:
         except EngineError as error:
             raise Refused(422, str(error)) from None
         self._save([event])
-        self._changed()
+        self._changed(kept=len(self.game.events) - 1)
         return alerts
 
     def undo(self) -> Event:
@@ -174,7 +191,7 @@ class Session:
             raise Refused(409, "nothing to undo: start a new game instead")
         event = self.game.pop()
         self._save()
-        self._changed()
+        self._changed(kept=len(self.game.events))
         return event
 
     def _save(self, new: list[Event] | None = None) -> None:
@@ -207,18 +224,18 @@ class Session:
         the last game's log. The tracker's open choices are the questions."""
         self.camera, self.deck = update.camera, update.deck
         self.questions = {q.id: q for q in update.questions}
-        events = update.game.events
+        events, kept = update.game.events, None
         if events and (self.game_id is None or self.camera_game != update.game_number
                        or self.game.events[:1] != events[:1]):
-            self.camera_game = update.game_number
+            self.camera_game, kept = update.game_number, 0
             self._begin(update.game)
         elif events:
-            shared = _shared(self.game.events, events)
-            rewritten = shared < len(self.game.events)
+            kept = _shared(self.game.events, events)
+            rewritten = kept < len(self.game.events)
             self.game = update.game
-            if rewritten or shared < len(events):
-                self._save(None if rewritten else events[shared:])
-        self._changed()
+            if rewritten or kept < len(events):
+                self._save(None if rewritten else events[kept:])
+        self._changed(kept)
 
     def _result(self) -> str:
         winner = self.game.winner

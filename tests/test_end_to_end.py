@@ -31,9 +31,8 @@ def tracked(tmp_path_factory):
     made = _cli("simulate", str(folder / "game.jsonl"), "--out", str(folder / "sim"),
                 "--seed", "3", "--fps", "10")
     assert made.returncode == 0, made.stderr
-    run = _cli("track", str(folder / "sim" / "frames"), "--phone",
-               str(folder / "sim" / "phone.jsonl"), "--json", "--events",
-               str(folder / "got.jsonl"))
+    # the folder `simulate` wrote, as `run --source` takes it: its phone.jsonl is read
+    run = _cli("track", str(folder / "sim"), "--json", "--events", str(folder / "got.jsonl"))
     assert run.returncode == 0, run.stderr
     return folder, json.loads(run.stdout)
 

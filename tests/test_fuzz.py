@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from calibration.layout import DEFAULT_LAYOUT, LayoutError, parse_layout
 from companion_api.store import DataFolder, StoreError
-from tracker.camera.reader import TrackError, read_phone
+from tracker.camera.recording import TrackError, read_phone
 from tracker.rules.events import LogError, iter_log, parse_event
 from tracker.rules.heroes import HeroError, load_hero_file
 from vision.deck import Deck, DeckError

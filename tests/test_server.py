@@ -3,6 +3,7 @@ Ctrl-C, and a game that survives SIGKILL at any moment with nothing acknowledged
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import re
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import cv2
 import httpx
@@ -361,3 +363,36 @@ def test_the_session_follows_the_cameras_game_and_its_choices(tmp_path):
     assert session.game.sides["p2"].health == 20
     assert [e.target for e in folder.current().events if e.type == "play"] == ["p1"]
     assert session.state()["recent"][-1].endswith("p1 plays AH (Fireball) at p1")
+
+
+def test_the_recent_lines_stay_those_of_the_game_through_adds_undos_and_rewrites(tmp_path):
+    """The state's `recent` lines are kept from one change to the next (one line told a
+    change, not eight): after any change they are what the game itself tells."""
+    from companion_api.session import narration
+    from tracker.camera.feed import CameraUpdate
+    from tracker.rules.engine import EngineError, Game
+    from tracker.rules.events import parse_event
+
+    demo = Path(__file__).parent / "data" / "demo_game.jsonl"
+    events = [parse_event(line) for line in demo.read_text().splitlines()[:30]]
+    session = Session(DataFolder(tmp_path))
+    session.new_game(events[0])
+    for step, event in enumerate(events[1:], 1):
+        session.add(event)
+        if step % 7 == 0:
+            for _ in range(3):
+                session.undo()
+                assert session.state()["recent"] == narration(session.game)
+            for again in events[step - 2:step + 1]:
+                session.add(again)
+        assert session.state()["recent"] == narration(session.game)
+    camera = Game.replay(events[:20])
+    session.follow(CameraUpdate(camera, "ok", [], game_number=1))  # another game: afresh
+    assert session.state()["recent"] == narration(camera)
+    rewritten = Game.replay(events[:12])  # history changed at 12: two events taken out
+    for event in events[14:20]:
+        with contextlib.suppress(EngineError):
+            rewritten.apply(event)
+    session.follow(CameraUpdate(rewritten, "ok", [], game_number=1))
+    assert session.state()["recent"] == narration(rewritten)
+    assert len(narration(rewritten)) == 8

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 
+import cv2
+import numpy as np
 import pytest
 
 from companion_api.cli import main
-from tracker.camera.reader import TrackError, read_phone
+from tracker.camera.recording import TrackError, read_phone
 
 
 def _phone(tmp_path, *lines: str):
@@ -48,6 +50,18 @@ def test_track_refuses_in_one_line(tmp_path, capsys):
                                       "the folder\n"
     assert main(["track", str(tmp_path / "none.mp4"), "--phone", str(phone)]) == 2
     assert "not a video or image folder" in capsys.readouterr().err
+
+
+def test_track_without_phone_inputs_says_where_they_go(tmp_path, capsys):
+    """A recording with no phone.jsonl beside it (a bare video, a folder of frames) needs
+    --phone: no camera sees a new game or the end of a turn."""
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "000000.jpg"), np.full((90, 160, 3), 60, np.uint8))
+    assert main(["track", str(frames)]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "no phone.jsonl came with the recording" in error
+    assert "give --phone FILE" in error
 
 
 def _waiting_reader():
@@ -139,3 +153,36 @@ def test_the_camera_s_condition_is_read_from_the_frames_and_blinds_the_tracker()
     half = cv2.resize(frames[3], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
     reader.look(40, half)
     assert reader.status == "ok" and reader.seen is not None and len(reader.seen)
+
+
+def test_a_reading_keeps_what_was_read_and_refuses_junk_in_one_line(tmp_path):
+    """A reading (the recogniser's cards a frame) saved and loaded is the same reading, and
+    played through the stabilizer and tracker gives the same game."""
+    from live_server import READING
+
+    from tracker.camera.live import LiveTracker
+    from tracker.camera.reader import TableReader
+    from tracker.camera.recording import Reading
+
+    reading = Reading.load(READING)
+    again = tmp_path / "again.jsonl.gz"
+    reading.save(again)
+    copy = Reading.load(again)
+    assert copy == reading and len(copy.frames) == 1845 and copy.fps == 15
+
+    def played(frames: Reading) -> list:
+        reader, inputs = TableReader(LiveTracker()), dict(frames.inputs)
+        for index, frame in enumerate(frames.frames):
+            if frame is not None:
+                reader.take(index, *frame)
+            for event in inputs.pop(index, []):
+                reader.phone(index, event)
+        reader.settle(len(frames.frames))
+        return reader.tracker.events
+
+    assert played(copy) == played(reading)
+    for junk in (b"", b"not gzip", b"\x1f\x8b\x08\x00junk"):
+        (tmp_path / "junk.gz").write_bytes(junk)
+        with pytest.raises(TrackError, match="junk.gz: not a reading") as raised:
+            Reading.load(tmp_path / "junk.gz")
+        assert "\n" not in str(raised.value)

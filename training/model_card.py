@@ -198,7 +198,7 @@ A card is about 130 px wide in a 1080p view of the table, 85 px at 720p.
 ## Limits
 
 Trained on synthetic images only; the real photographs of `shared/data/real_photos_dev`
-measure the gap (`python bench/real_photos.py`) and are never trained on. Court cards are
+measure the gap (`python -m bench.real_photos`) and are never trained on. Court cards are
 read from their corner letters, which some designs print differently (B D K, V D R, В Д К).
 """
 
@@ -275,7 +275,7 @@ seed {report['seed']} (`python -m training.detect_train --scenes {report['scenes
 
 **Figures** (test scenes include close-ups; a detection is right at IoU ≥
 {report['match_iou']}; every card with ≥ {report['min_visible']:.0%} showing is a target; the
-whole recognizer on table scenes: `python bench/recognize.py`):
+whole recognizer on table scenes: `python -m bench.recognize`):
 
 | set | scenes | cards | recall | precision | minions found | marker fans counted exactly |
 | --- | --- | --- | --- | --- | --- | --- |
@@ -312,7 +312,7 @@ random, with the first pass's jitter in the middle and the card size;
 {_earlier(report.get('continued_from'))}The same design families as the classifier are held out.
 
 **Figures** on crops (a card is a target by the part of it inside the crop; the whole
-detector on table scenes, first pass and second look together: `python bench/recognize.py`):
+detector on table scenes, first pass and second look together: `python -m bench.recognize`):
 
 | set | crops | cards | recall | precision | minions found | marker fans counted exactly |
 | --- | --- | --- | --- | --- | --- | --- |

@@ -190,22 +190,21 @@ class CameraFeed:
         the cards as they were read), then the phone's inputs: the recording's at this
         frame and those that came meanwhile."""
         changed, status = False, self.status
-        if isinstance(frame, tuple):
-            changed, status = reader.take(index, *frame), "ok"
-            self.frame += 1
-        elif frame is not None:
+        if frame is not None:
+            read = isinstance(frame, tuple)
             try:
-                changed = reader.look(index, frame)
+                changed = reader.take(index, *frame) if read else reader.look(index, frame)
             except Exception as error:  # one bad frame must not stop the game
                 print(f"hearthtop-companion: warning: frame {index} skipped "
                       f"({type(error).__name__}: {error})", file=sys.stderr)
-            status = reader.status
-            changed |= reader.deck_in_use != self.deck_in_use
-            self.deck_in_use = reader.deck_in_use
             self.frame += 1
-            now = time.monotonic()
-            if now - self._shown >= 1.0 / STREAM_FPS:
-                self.jpeg, self._shown = _annotated(frame, reader.seen), now
+            status = "ok" if read else reader.status
+            if not read:
+                changed |= reader.deck_in_use != self.deck_in_use
+                self.deck_in_use = reader.deck_in_use
+                now = time.monotonic()
+                if now - self._shown >= 1.0 / STREAM_FPS:
+                    self.jpeg, self._shown = _annotated(frame, reader.seen), now
         for event in inputs:
             self.phone(event)
         self._update(self._take_inputs(reader, index) or changed, status)
