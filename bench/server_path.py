@@ -15,7 +15,9 @@ For each game, and over all:
   the tracker explaining it) and the camera's change -> phone (the server);
 - the session's CPU for following the camera: per update it was given, per event of the log;
 - the process's CPU but the camera's thread (the session, the disk, the hub, the client),
-  per event of the log.
+  per event of the log;
+- an answer to the game's first question, given at its end (the camera's history changes
+  from there): the session's time to follow it, wall and CPU, its log written again.
 
     python -m bench.server_path --work DIR [--speed 1]
 """
@@ -39,8 +41,11 @@ from websockets.asyncio.client import connect
 from bench.common import free_port
 from companion_api.app import create_app
 from companion_api.session import Session
+from companion_api.store import DataFolder
 from simulator.game_views import event_key
-from tracker.camera.feed import CameraFeed
+from tracker.camera.feed import CameraFeed, CameraUpdate
+from tracker.camera.live import LiveTracker
+from tracker.camera.reader import TableReader
 from tracker.camera.recording import Reading
 from tracker.rules.events import parse_event
 
@@ -169,6 +174,30 @@ def settle_to_phone(folder: Path, log: list, seen: list[list[tuple[float, int]]]
     return delays
 
 
+def answer_cost(folder: Path) -> tuple[int, int, float, float]:
+    """The game read to its end as fast as it can be, then its first question answered the
+    other way: where the answer rewrites the log from, the log's length, and the session's
+    ms (wall, CPU) to follow the camera's game after it."""
+    reading = Reading.load(folder / "video" / READING)
+    reader = TableReader(LiveTracker())
+    inputs = {frame: list(events) for frame, events in reading.inputs.items()}
+    for index, frame in enumerate(reading.frames):
+        if frame is not None:
+            reader.take(index, *frame)
+        for event in inputs.pop(index, []):
+            reader.phone(index, event)
+    reader.settle(len(reading.frames))
+    tracker = reader.tracker
+    session = Session(DataFolder(Path(tempfile.mkdtemp(prefix="hearthtop-answer-"))))
+    session.follow(CameraUpdate(tracker.game.copy(), "ok", tracker.questions(), 1))
+    choice = tracker.open_choices()[0]
+    tracker.answer(choice, 1)
+    wall, cpu = time.perf_counter(), time.process_time()
+    session.follow(CameraUpdate(tracker.game.copy(), "ok", tracker.questions(), 1))
+    return (choice.index, len(tracker.events), 1000 * (time.perf_counter() - wall),
+            1000 * (time.process_time() - cpu))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, required=True,
@@ -198,6 +227,11 @@ def main() -> None:
     print(f"session following the camera: {1000 * session / updates:.2f} ms CPU an update "
           f"({updates}), {1000 * session / events:.2f} ms an event of the log ({events})")
     print(f"process CPU but the camera's thread: {1000 * rest / events:.1f} ms an event")
+    for folder in sorted(args.work.glob("game*")):
+        if (folder / "video" / READING).exists():
+            at, length, wall, cpu = answer_cost(folder)
+            print(f"{folder.name}: an answer that changes event {at} of {length}: the session "
+                  f"follows it in {wall:.1f} ms ({cpu:.1f} ms CPU)")
 
 
 if __name__ == "__main__":
