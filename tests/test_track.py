@@ -183,6 +183,6 @@ def test_a_reading_keeps_what_was_read_and_refuses_junk_in_one_line(tmp_path):
     assert played(copy) == played(reading)
     for junk in (b"", b"not gzip", b"\x1f\x8b\x08\x00junk"):
         (tmp_path / "junk.gz").write_bytes(junk)
-        with pytest.raises(TrackError, match="junk.gz: not a reading") as raised:
+        with pytest.raises(TrackError, match=r"junk\.gz: not a reading") as raised:
             Reading.load(tmp_path / "junk.gz")
         assert "\n" not in str(raised.value)
