@@ -53,8 +53,8 @@ class Table:
         self.feed: CameraFeed | None = None  # the live source, once the server runs
         self._camera = camera
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._latest: CameraUpdate | None = None  # the camera's, not yet followed
-        self._latest_lock = threading.Lock()
+        self._waiting: list[CameraUpdate] = []  # the camera's, not yet followed
+        self._waiting_lock = threading.Lock()
 
     async def change(self, change: Callable[..., T], *args: Any) -> T:
         """Run `change` alone, in a worker thread; tell every socket if the game moved."""
@@ -68,19 +68,31 @@ class Table:
 
     # --- the camera: its updates, from its thread, followed in the event loop -------------
     def camera_changed(self, update: CameraUpdate) -> None:
-        """The camera's subscriber (called in its thread): the newest update is followed as
-        soon as the game is free; one that a newer one overtakes meanwhile is skipped (each
-        holds the whole game), so the camera never waits for the disk."""
-        with self._latest_lock:
-            waiting, self._latest = self._latest is not None, update
+        """The camera's subscriber (called in its thread): its updates are followed, in
+        order, as soon as the game is free, so the camera never waits for the disk. Of
+        updates that wait, one of the same game replaces the one before it (each holds
+        the whole game); a new game's does not, so the last game's log is kept whole."""
+        with self._waiting_lock:
+            waiting = bool(self._waiting)
+            if waiting and self._waiting[-1].game_number == update.game_number:
+                self._waiting[-1] = update
+            else:
+                self._waiting.append(update)
         if not waiting and self._loop is not None:
-            asyncio.run_coroutine_threadsafe(self._follow_latest(), self._loop)
+            asyncio.run_coroutine_threadsafe(self._follow_waiting(), self._loop)
 
-    async def _follow_latest(self) -> None:
-        with self._latest_lock:
-            update, self._latest = self._latest, None
-        if update is not None:
-            await self.change(self.session.follow, update)
+    async def _follow_waiting(self) -> None:
+        with self._waiting_lock:
+            updates, self._waiting = self._waiting, []
+        try:
+            await self.change(self._follow_all, updates)
+        except Exception as error:  # nobody awaits this: say it, and follow the next ones
+            print(f"hearthtop-companion: warning: the camera's change was not shown "
+                  f"({type(error).__name__}: {error})", file=sys.stderr)
+
+    def _follow_all(self, updates: list[CameraUpdate]) -> None:
+        for update in updates:
+            self.session.follow(update)
 
     @contextlib.asynccontextmanager
     async def lifespan(self, app: FastAPI) -> AsyncIterator[None]:

@@ -188,3 +188,48 @@ def test_a_stream_that_stops_is_reopened_and_the_game_goes_on(tmp_path):
     finally:
         feed.stop()
         camera.off()
+
+
+def test_camera_updates_that_wait_collapse_within_a_game_never_across_games(tmp_path):
+    """While the game is busy (the lock held: a slow disk, a long request), the camera's
+    updates wait: of one game only the newest is followed (it holds the whole game); the
+    last update of a game is followed before the next game's, so its log is kept whole."""
+    import asyncio
+
+    from live_server import ThreadServer
+
+    def update(tracker: LiveTracker, number: int) -> CameraUpdate:
+        return CameraUpdate(tracker.game.copy(), "ok", [], game_number=number)
+
+    with ThreadServer(tmp_path) as live:
+        table = live.app.state.table
+        held, release = threading.Event(), threading.Event()
+
+        async def hold() -> None:
+            async with table.lock:
+                held.set()
+                await asyncio.to_thread(release.wait, 10)
+
+        asyncio.run_coroutine_threadsafe(hold(), table._loop)
+        assert held.wait(5)
+        version = live.get("/api/state").json()["version"]
+        first = LiveTracker()
+        first.phone(NewGame(heroes={"p1": "jaina", "p2": "thrall"}))
+        table.camera_changed(update(first, 1))
+        for _ in range(2):
+            first.phone(EndTurn())
+            table.camera_changed(update(first, 1))
+        second = LiveTracker()
+        second.phone(NewGame(heroes={"p1": "jaina", "p2": "thrall"}))
+        table.camera_changed(update(second, 2))
+        release.set()
+        deadline = time.monotonic() + 5
+        while (state := live.get("/api/state").json())["version"] < version + 2:
+            assert time.monotonic() < deadline, state["version"]
+            time.sleep(0.02)
+        assert state["version"] == version + 2  # two follows: the first game's last, the second
+        assert state["events"] == 1
+        kept = DataFolder(tmp_path)
+        games = kept.game_ids()
+        assert len(games) == 2
+        assert sorted(len(kept.read(g).events) for g in games) == [1, 3]
