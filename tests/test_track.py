@@ -181,7 +181,10 @@ def test_a_reading_keeps_what_was_read_and_refuses_junk_in_one_line(tmp_path):
         return reader.tracker.events
 
     assert played(copy) == played(reading)
-    for junk in (b"", b"not gzip", b"\x1f\x8b\x08\x00junk"):
+    cut = READING.read_bytes()[:5000]  # a reading cut short mid-stream
+    flipped = bytearray(READING.read_bytes()[:5000])
+    flipped[3000:3100] = bytes(100)  # … or damaged
+    for junk in (b"", b"not gzip", b"\x1f\x8b\x08\x00junk", cut, bytes(flipped)):
         (tmp_path / "junk.gz").write_bytes(junk)
         with pytest.raises(TrackError, match=r"junk\.gz: not a reading") as raised:
             Reading.load(tmp_path / "junk.gz")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -196,7 +197,7 @@ class Reading:
             for entry in head["inputs"]:
                 inputs.setdefault(int(entry["frame"]), []).append(parse_event(entry["event"]))
             return cls(frames, float(head["fps"]), inputs)
-        except (OSError, EOFError, StopIteration, ValueError, KeyError, TypeError,
+        except (OSError, EOFError, zlib.error, StopIteration, ValueError, KeyError, TypeError,
                 LogError) as error:
             raise TrackError(f"{path}: not a reading ({error})") from None
 
