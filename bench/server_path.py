@@ -181,11 +181,8 @@ def answer_cost(folder: Path) -> tuple[int, int, float, float]:
     reading = Reading.load(folder / "video" / READING)
     reader = TableReader(LiveTracker())
     inputs = {frame: list(events) for frame, events in reading.inputs.items()}
-    for index, frame in enumerate(reading.frames):
-        if frame is not None:
-            reader.take(index, *frame)
-        for event in inputs.pop(index, []):
-            reader.phone(index, event)
+    for _ in reader.read(enumerate(reading.frames), inputs):
+        pass
     reader.settle(len(reading.frames))
     tracker = reader.tracker
     session = Session(DataFolder(Path(tempfile.mkdtemp(prefix="hearthtop-answer-"))))

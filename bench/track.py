@@ -227,16 +227,12 @@ def replay_game(truth: Game, folder: Path, fps: float) -> Score:
     from tracker.camera.recording import Reading
 
     reading = Reading.load(folder / "video" / READING)
-    seen, inputs = reading.frames, {k: list(v) for k, v in reading.inputs.items()}
+    inputs = {frame: list(events) for frame, events in reading.inputs.items()}
     reader = TableReader(LiveTracker())
     applied: list[int] = []
-    for index, frame in enumerate(seen):
-        if frame is not None:
-            reader.take(index, *frame)
-        for event in inputs.pop(index, []):
-            reader.phone(index, event)
+    for index, _ in reader.read(enumerate(reading.frames), inputs):
         applied += [index] * (len(reader.tracker.events) - len(applied))
-    return _read_to_the_end(truth, reader, applied, folder, fps, [0.0] * len(seen))
+    return _read_to_the_end(truth, reader, applied, folder, fps, [0.0] * len(reading.frames))
 
 
 def _read_to_the_end(truth: Game, reader, applied: list[int], folder: Path, fps: float,

@@ -171,12 +171,9 @@ def test_a_reading_keeps_what_was_read_and_refuses_junk_in_one_line(tmp_path):
     assert copy == reading and len(copy.frames) == 1845 and copy.fps == 15
 
     def played(frames: Reading) -> list:
-        reader, inputs = TableReader(LiveTracker()), dict(frames.inputs)
-        for index, frame in enumerate(frames.frames):
-            if frame is not None:
-                reader.take(index, *frame)
-            for event in inputs.pop(index, []):
-                reader.phone(index, event)
+        reader = TableReader(LiveTracker())
+        for _ in reader.read(enumerate(frames.frames), dict(frames.inputs)):
+            pass
         reader.settle(len(frames.frames))
         return reader.tracker.events
 

@@ -11,6 +11,7 @@ apart first, and not looked through.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import cv2
@@ -203,6 +204,21 @@ class TableReader:
         first, as it lies (an end of turn closes what happened in the turn)."""
         self.settle(index)
         self.tracker.phone(event)
+
+    def read(self, frames: Iterable[tuple[int, np.ndarray | tuple | None]],
+             inputs: dict[int, list[Event]]) -> Iterator[tuple[int, object]]:
+        """A recording as fast as it can be read: each frame (a picture looked at, a
+        reading's cards taken as they were read, None passed over), then the phone's
+        inputs at it, taken out of `inputs` (what is left came after the last frame);
+        yields each (index, frame) once it is done."""
+        for index, frame in frames:
+            if isinstance(frame, tuple):
+                self.take(index, *frame)
+            elif frame is not None:
+                self.look(index, frame)
+            for event in inputs.pop(index, []):
+                self.phone(index, event)
+            yield index, frame
 
 
 def _hero_card(frame: np.ndarray, calibration: TableCalibration, zone: str,

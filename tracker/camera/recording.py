@@ -230,15 +230,9 @@ def track(source: Path, phone: Path | None = None, layout: Layout | None = None,
     inputs = {frame: list(events) for frame, events in given.items()}
     reader = TableReader(LiveTracker(), layout, deck)
     frames = unread = 0
-    for index, frame in frames_of(recording.frames):
+    for _, frame in reader.read(frames_of(recording.frames), inputs):
         frames += 1
-        if frame is None:
-            unread += 1
-        else:
-            reader.look(index, frame)
-            unread += reader.seen is None
-        for event in inputs.pop(index, []):
-            reader.phone(index, event)
+        unread += frame is None or reader.seen is None
     reader.settle(frames)  # the recording ended: what waits is decided
     for frame_inputs in inputs.values():  # inputs after the last frame
         for event in frame_inputs:
