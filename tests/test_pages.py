@@ -377,6 +377,71 @@ def test_without_the_token_the_phone_only_watches(pages, live):
     shot(watch, "e-watch")
 
 
+def kept_token(page) -> str | None:
+    return page.evaluate("localStorage.getItem('hearthtop.token')")
+
+
+def test_a_link_with_another_token_asks_before_replacing_the_kept_one(pages, live):
+    """Issue 42: a link with a wrong token (anyone on the Wi-Fi can send one) does not quietly
+    replace the phone's good token; the phone asks, and keeps its own by default."""
+    # a first link: its token is kept without a question, and leaves the address
+    phone = pages.phone()
+    expect(tid(phone, "setup")).to_be_visible()
+    expect(tid(phone, "confirm")).to_be_hidden()
+    assert kept_token(phone) == live.token
+    assert "token=" not in phone.url
+    # the same token again: no question either
+    phone.goto(f"{live.url}/?token={live.token}")
+    expect(tid(phone, "setup")).to_be_visible()
+    expect(tid(phone, "confirm")).to_be_hidden()
+
+    # another token: asked; "Keep mine" keeps the phone able to write
+    phone.goto(f"{live.url}/?token=wrong-token-xyz")
+    expect(tid(phone, "confirm")).to_be_visible()
+    expect(tid(phone, "confirm")).to_contain_text("different table token")
+    expect(tid(phone, "confirm-no")).to_have_text("Keep mine")
+    expect(tid(phone, "confirm-yes")).to_have_text("Use the new one")
+    assert "token=" not in phone.url
+    shot(phone, "e-token-question")
+    tid(phone, "confirm-no").click()
+    expect(tid(phone, "confirm")).to_be_hidden()
+    assert kept_token(phone) == live.token
+    expect(tid(phone, "readonly-hint")).to_be_hidden()
+    tid(phone, "ng-start").click()
+    expect(tid(phone, "mulligan-p1")).to_be_visible()
+    assert state_of(live)["players"]["p1"]
+    events = state_of(live)["events"]
+
+    # Escape (like the focused "Keep mine") keeps it too
+    phone.goto(f"{live.url}/?token=wrong-token-xyz")
+    expect(tid(phone, "confirm")).to_be_visible()
+    phone.keyboard.press("Escape")
+    expect(tid(phone, "confirm")).to_be_hidden()
+    assert kept_token(phone) == live.token
+
+    # "Use the new one": kept, and the first write says the phone only watches
+    phone.goto(f"{live.url}/?token=wrong-token-xyz")
+    tid(phone, "confirm-yes").click()
+    expect(tid(phone, "confirm")).to_be_hidden()
+    assert kept_token(phone) == "wrong-token-xyz"
+    tid(phone, "mull-p1-0").click()
+    expect(tid(phone, "readonly-hint")).to_be_visible()
+    expect(tid(phone, "token-problem")).to_contain_text("token is wrong")
+    assert state_of(live)["events"] == events
+
+    # "Forget the token on this phone", then the good link: taken without a question
+    tid(phone, "btn-menu").click()
+    tid(phone, "menu-forget").click()
+    assert kept_token(phone) is None
+    phone.goto(f"{live.url}/?token={live.token}")
+    expect(tid(phone, "mulligan-p1")).to_be_visible()
+    expect(tid(phone, "confirm")).to_be_hidden()
+    assert kept_token(phone) == live.token
+    tid(phone, "mull-p1-0").click()
+    expect(tid(phone, "mull-p1-0")).to_have_count(0)
+    assert state_of(live)["events"] == events + 1
+
+
 # --- (f) an illegal action on purpose ------------------------------------------------------------
 
 def test_an_illegal_play_is_recorded_with_its_alert(pages, live):

@@ -31,16 +31,44 @@ const app = {
 
 // --- the token: from the address once, then kept on this phone -------------------------------
 
+// A first token is taken as it comes. One that differs from the token already kept here is
+// only offered (see askAboutToken): a link with a wrong token, sent by anyone on the Wi-Fi,
+// must not quietly replace the good one and leave the phone unable to keep the score. Either
+// way the address loses its token. Answers the offered token, or null.
 function readToken() {
   const params = new URLSearchParams(location.search);
-  const given = params.get("token");
-  if (given) {
-    localStorage.setItem(TOKEN_KEY, given.trim());
+  const given = params.get("token")?.trim() || null;
+  const kept = localStorage.getItem(TOKEN_KEY) || null;
+  let offered = null;
+  if (params.has("token")) {
+    if (given && !kept) localStorage.setItem(TOKEN_KEY, given);
+    else if (given && given !== kept) offered = given;
     params.delete("token");
     const rest = params.toString();
     history.replaceState(null, "", location.pathname + (rest ? `?${rest}` : "") + location.hash);
   }
   app.token = localStorage.getItem(TOKEN_KEY) || null;
+  return offered;
+}
+
+// The server has no way to try a token without a write (GET /api/state takes none), so the
+// phone asks; keeping the token it has is the default (the first button, Escape).
+async function askAboutToken(offered) {
+  const asked = confirmBox("Replace the token?",
+    "This link carries a different table token. Use it instead of the one on this phone?",
+    "Use the new one", "Keep mine");
+  $("confirm-no").focus({ preventScroll: true }); // Enter, too, keeps the token
+  const use = await asked;
+  if (!use) {
+    toast("The token on this phone is kept.", "info");
+    return;
+  }
+  localStorage.setItem(TOKEN_KEY, offered);
+  app.token = offered;
+  app.tokenRefused = false; // the new token has not been refused yet
+  $("token-problem").hidden = true;
+  render();
+  toast("This phone now uses the link's token.", "info");
 }
 
 // --- talking to the server -------------------------------------------------------------------
@@ -1065,10 +1093,11 @@ function closeSheet() {
 
 let confirmResolve = null;
 
-function confirmBox(title, text, yes = "Record it") {
+function confirmBox(title, text, yes = "Record it", no = "Cancel") {
   $("confirm-title").textContent = title;
   $("confirm-text").textContent = text;
   $("confirm-yes").textContent = yes;
+  $("confirm-no").textContent = no;
   $("confirm-layer").hidden = false;
   confirmResolve?.(false);
   return new Promise((resolve) => { confirmResolve = resolve; });
@@ -1134,7 +1163,7 @@ function onStatus(status, detail) {
 let live = null;
 
 async function start() {
-  readToken();
+  const offered = readToken();
   $("menu-btn").addEventListener("click", openMenu);
   $("board").addEventListener("click", boardTap);
   $("confirm-yes").addEventListener("click", () => answerConfirm(true));
@@ -1153,6 +1182,7 @@ async function start() {
     else cancelMode();
   });
   render();
+  if (offered) askAboutToken(offered);
   live = connect({ onState: (state, how) => acceptState(state, how), onStatus });
   try {
     app.heroes = await api("GET", "/api/heroes");
