@@ -1,6 +1,6 @@
 """The registered decks in the data folder: one small file a deck, never in git.
 
-    DATA/decks/NAME.npz     a deck's templates (`vision.deck.Deck`)
+    DATA/decks/NAME.npz     a deck's templates (`vision.deck.Deck`), 0600 in a 0700 folder
 
 `run`, `track` and `recognize` read with the most recently registered deck unless told
 otherwise (`--deck NAME`, `--no-deck`).
@@ -8,12 +8,18 @@ otherwise (`--deck NAME`, `--no-deck`).
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import shutil
+import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from vision import Deck, DeckError
+
+from .store import FILE_MODE, private_folder
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 
@@ -39,11 +45,23 @@ class DeckStore:
         return self.folder / f"{name}.npz"
 
     def add(self, deck: Deck) -> Path:
-        """Keep `deck` under its name (replacing one of that name)."""
+        """Keep `deck` under its name (replacing one of that name), in a file only its
+        owner may read (0600, in folders 0700, as the rest of the data folder): written in
+        a folder of its own no one else may open, then moved into place."""
         path = self.path(deck.name)
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            deck.save(path)
+            self.folder.parent.parent.mkdir(parents=True, exist_ok=True)
+            private_folder(self.folder.parent)
+            private_folder(self.folder)
+            work = Path(tempfile.mkdtemp(prefix=".saving-", dir=self.folder))  # 0700
+            try:
+                saved = work / path.name
+                deck.save(saved)
+                with contextlib.suppress(OSError):  # a file system without Unix modes
+                    os.chmod(saved, FILE_MODE)
+                os.replace(saved, path)
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
         except OSError as error:
             raise DeckError(f"cannot save the deck in {self.folder}: "
                             f"{error.strerror or error}") from None

@@ -131,6 +131,9 @@ def serve(*, host: str, port: int, data: Path, qr: bool = True, source: str | No
               "the last line was cut off by a stop mid-write (a power cut?); it was never "
               "confirmed to any phone and is dropped, the rest kept", file=sys.stderr,
               flush=True)
+    if table.session.unreadable:
+        print(f"hearthtop-companion: warning: {table.session.unreadable}", file=sys.stderr,
+              flush=True)
     config = uvicorn.Config(app, log_level="warning", access_log=False,
                             ws_max_size=64 * 1024, timeout_graceful_shutdown=3)
     try:

@@ -42,7 +42,7 @@ from tracker.rules import (
     reactions,
 )
 
-from .store import DataFolder, StoreError
+from .store import DataFolder, StoredLog, StoreError
 
 if TYPE_CHECKING:
     from tracker.camera import CameraUpdate
@@ -95,23 +95,49 @@ class Session:
         self.camera_game: int | None = None  # which of the camera's games is followed
         self.unsaved: str | None = None  # why the game in memory is not all on disk (OSError)
         self.resumed_torn = False
+        self.unreadable: str | None = None  # why the stored game in progress was not resumed
         self._summaries: dict[str, dict[str, Any]] = {}
         self._told: list[tuple[int, str]] = []  # the last RECENT events' lines, by index
         self._resume()
         self._changed(kept=0)
 
     def _resume(self) -> None:
-        stored = self.data.current()
-        if stored is None:
+        """The stored game in progress, if there is one. One that cannot be read or played
+        again (a broken line, a file that is no log) starts no game, as a fresh folder
+        does: it is kept as it is, listed with its error, and `unreadable` says why (the
+        server says it once at start)."""
+        try:
+            game_id = self.data.current_id()
+        except StoreError as error:
+            said = " ".join(str(error).splitlines())  # the server's own line: path and all
+            self.unreadable = f"{said}; no game is in progress, and a new game can be started"
+            return
+        if game_id is None:
             return
         try:
-            self.game = Game.replay(stored.events)
-        except EngineError as error:
-            raise StoreError(f"{self.data.log_path(stored.game)}: {error}") from None
-        self.game_id = stored.game
+            stored = self.data.read(game_id)
+            game = self._replayed(stored)
+        except StoreError as error:
+            said = " ".join(str(error).splitlines())
+            self.unreadable = (f"game {game_id} cannot be read ({said}); it is kept as it is, "
+                               "and a new game can be started")
+            return
+        self.game, self.game_id = game, stored.game
         if stored.torn:  # drop the torn line for good, so appends start on a fresh line
             self.data.rewrite(stored.game, stored.events)
             self.resumed_torn = True
+
+    def _replayed(self, stored: StoredLog) -> Game:
+        """The stored game played again; StoreError names the line the rules refuse."""
+        game = Game()
+        for index, event in enumerate(stored.events):
+            try:
+                game.apply(event)
+            except EngineError as error:
+                line = stored.lines[index] if index < len(stored.lines) else index + 1
+                raise StoreError(f"{self.data.log_path(stored.game)}:{line}: {error}",
+                                 f"line {line} cannot be played again") from None
+        return game
 
     # --- what clients are shown ----------------------------------------------------------
     def _changed(self, kept: int | None = None) -> None:
@@ -299,23 +325,30 @@ class Session:
 
     # --- games kept ---------------------------------------------------------------------------
     def games(self) -> list[dict[str, Any]]:
-        return [self._summary(game) for game in self.data.game_ids()]
+        found = (self._summary(game) for game in self.data.game_ids())
+        return [summary for summary in found if summary is not None]
 
-    def _summary(self, game: str) -> dict[str, Any]:
-        path = self.data.log_path(game)
-        stamp = (path.stat().st_mtime, path.stat().st_size)
+    def _summary(self, game: str) -> dict[str, Any] | None:
+        """A kept game in a few words (None: its file went meanwhile). One that cannot be
+        read says why in `error`, naming the line, never quoting the file."""
+        try:
+            found = self.data.log_path(game).lstat()
+        except OSError:
+            return None
+        stamp = (found.st_ino, found.st_mtime_ns, found.st_size)
         cached = self._summaries.get(game)
         if cached is None or cached["_stamp"] != stamp:
             try:
-                events = self.data.read(game).events
-                state = Game.replay(events).state()
+                stored = self.data.read(game)
+                events, state = stored.events, self._replayed(stored).state()
                 cached = {"id": game, "events": len(events), "turn": state.turn,
                           "over": state.over, "winner": state.winner,
                           "heroes": {p: state.players[p].hero for p in PLAYERS}
                           if state.players else {}, "error": None}
-            except (StoreError, EngineError) as error:
+            except StoreError as error:
                 cached = {"id": game, "events": 0, "turn": 0, "over": False, "winner": None,
-                          "heroes": {}, "error": str(error)}
+                          "heroes": {}, "error": f"game {game} cannot be read: "
+                                                 f"{error.reason or 'a damaged file'}"}
             cached["_stamp"] = stamp
             self._summaries[game] = cached
         summary = {k: v for k, v in cached.items() if k != "_stamp"}

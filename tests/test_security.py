@@ -123,11 +123,18 @@ def test_no_game_id_leads_out_of_the_data_folder(tmp_path):
             folder.log_path(game)
 
 
-def test_a_current_game_pointer_out_of_the_folder_is_one_line(tmp_path, capsys):
+def test_a_current_game_pointer_out_of_the_folder_starts_no_game_and_leads_nowhere(tmp_path):
+    """Not refused (one unreadable pointer must not stop the table): no game in progress, a
+    new one may start, and nothing out of the folder is read."""
     data = tmp_path / "data"
     DataFolder(data)
     (tmp_path / "secret.jsonl").write_text('{"type": "end_turn"}\n')
     (data / "current").write_text("../../secret\n")
-    assert main(["run", "--data", str(data), "--port", str(free_port()), "--no-qr"]) == 2
-    err = capsys.readouterr().err
-    assert "not a game id" in err and err.count("\n") == 1
+    with ThreadServer(data) as server:
+        assert "not a game id" in server.session.unreadable
+        assert "\n" not in server.session.unreadable
+        assert server.get("/api/state").json()["game"] is None
+        assert server.get("/api/games").json() == []
+        server.post("/api/new-game", {"heroes": {"p1": "jaina", "p2": "thrall"}}
+                    ).raise_for_status()
+    assert (data / "current").read_text().strip() == server.session.game_id

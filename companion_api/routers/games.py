@@ -27,5 +27,6 @@ async def get_game_log(table: TableDep, game: str) -> PlainTextResponse:
         raise Refused(404, f"there is no game {game[:100]!r} in the data folder")
     try:
         return jsonl(game, table.folder.read(game).events)
-    except StoreError as error:
-        raise Refused(409, f"the log of game {game!r} cannot be read: {error}") from None
+    except StoreError as error:  # its reason: no path, nothing the file holds
+        raise Refused(409, f"the log of game {game!r} cannot be read: "
+                           f"{error.reason or 'a damaged file'}") from None
