@@ -1,7 +1,8 @@
 """Benchmark: the companion server on loopback with many WebSocket clients.
 
 Starts the server (uvicorn, as `run` starts it, in a process of its own; the write rate
-limit lifted so that one address may post as fast as it likes), connects `--clients`
+limit and the cap on connections per address lifted so that one address may post as fast
+as it likes and hold every client), connects `--clients`
 WebSocket clients (asyncio + websockets, compression negotiated as browsers do), plays the
 events of bot games through `POST /api/new-game` and `POST /api/events`, and prints:
 
@@ -42,16 +43,20 @@ from tracker.rules.heroes import hero_names
 
 TARGET_P95_MS = 100.0
 VERSION = re.compile(rb'"version":(\d+)')
+# served as `run` serves it (its connection guard included); the clients all come from
+# loopback, so the cap per address is raised to let every one of them in
 SERVER = """
 import sys
 from pathlib import Path
 import uvicorn
 from companion_api.app import ServerLimits, create_app
+from companion_api.connections import ConnectionLimits
+from companion_api.server import Network
 data, port, sockets = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 limits = ServerLimits(writes_per_s=1e9, write_burst=10**9, max_sockets=sockets)
 app = create_app(data, limits=limits)
-uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False,
-            ws_max_size=64 * 1024)
+network = Network(connections=ConnectionLimits(per_address=sockets + 10))
+uvicorn.Server(network.uvicorn_config(app, host="127.0.0.1", port=port)).run()
 """
 
 

@@ -21,6 +21,8 @@ from tracker.rules import Alert, EngineError, Event, Game, LogError, dump_log, i
 EXIT_USAGE = 2
 MAX_DEMO_PACE = 100.0  # past this, nearly every frame is dropped: nothing to follow
 ORIGIN = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?")  # a browser's Origin header
+HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?"
+                       r"(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?")  # or an IPv4
 
 
 def replay_log(path: Path, *, on_event: Callable[[Game, Event, list[Alert]], None] | None = None,
@@ -50,7 +52,7 @@ def _replay(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     # Imported here: the server's packages are not needed, nor loaded, to replay a log.
-    from .server import ServerError, default_data_folder, serve
+    from .server import Network, ServerError, default_data_folder, serve
     from .store import StoreError
 
     if args.source is not None and not (
@@ -68,6 +70,12 @@ def _run(args: argparse.Namespace) -> int:
         if not ORIGIN.fullmatch(origin):
             raise LogError(f"--allow-origin {origin}: give scheme://host[:port], e.g. "
                            "https://obs.example.com")
+    for name in args.allow_host:
+        if not HOST_NAME.fullmatch(name) and not _is_address(name):
+            raise LogError(f"--allow-host {name[:100]}: give a host name or an address the "
+                           "phones use, e.g. table.example.com")
+    if (args.certfile is None) != (args.keyfile is None):
+        raise LogError("--certfile and --keyfile go together: give both, or neither")
     from vision import DeckError
 
     try:  # the demo's recording shows a deck of its own: a registered one only if named
@@ -75,9 +83,13 @@ def _run(args: argparse.Namespace) -> int:
                 else _chosen_deck(args))
     except DeckError as error:
         raise LogError(str(error)) from None
+    network = Network(allow_hosts=tuple(args.allow_host),
+                      allow_origins=tuple(args.allow_origin),
+                      certfile=args.certfile and Path(args.certfile),
+                      keyfile=args.keyfile and Path(args.keyfile),
+                      behind_proxy=args.behind_proxy)
     options = {"host": args.host, "port": args.port, "qr": not args.no_qr,
-               "source": args.source, "deck": deck,
-               "allow_origins": tuple(args.allow_origin)}
+               "source": args.source, "deck": deck, "network": network}
     try:
         if args.demo:  # the demo's games are shown, not kept: a folder of their own
             with tempfile.TemporaryDirectory(prefix="hearthtop-demo-") as data:
@@ -87,6 +99,16 @@ def _run(args: argparse.Namespace) -> int:
     except (ServerError, StoreError) as error:
         raise LogError(str(error)) from None
     return 0
+
+
+def _is_address(text: str) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(text.strip("[]"))
+    except ValueError:
+        return False
+    return True
 
 
 def _track(args: argparse.Namespace) -> int:
@@ -370,6 +392,17 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--allow-origin", action="append", default=[], metavar="URL",
                      help="a web page elsewhere (scheme://host[:port]) that may call the API "
                           "from a browser (CORS); repeat for more; none by default")
+    run.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                     help="a name the phones reach this server by, besides its addresses, "
+                          "'localhost' and this machine's name (a request for any other is "
+                          "refused: a web page cannot read the game by DNS tricks); repeat "
+                          "for more")
+    run.add_argument("--certfile", help="serve HTTPS with this certificate (PEM); with "
+                                        "--keyfile (docs/tls.md)")
+    run.add_argument("--keyfile", help="the certificate's private key (PEM)")
+    run.add_argument("--behind-proxy", action="store_true",
+                     help="a reverse proxy on this machine forwards the phones' requests: "
+                          "believe its X-Forwarded-For and X-Forwarded-Proto (docs/tls.md)")
     _deck_options(run, data=False)
     run.set_defaults(handler=_run)
     tracked = commands.add_parser(

@@ -143,7 +143,7 @@ def writer(request: Request, table: TableDep,
                            "(or scan its QR code)")
     client = request.client.host if request.client else "?"
     if not table.rate.allow(client):
-        raise Refused(429, f"too many changes from {client} (more than "
+        raise Refused(429, f"too many changes from this address (more than "
                            f"{table.limits.writes_per_s:g} a second); slow down")
 
 

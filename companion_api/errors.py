@@ -10,6 +10,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tracker.rules import LogError, parse_event
 
+from .security import with_security_headers
 from .session import Refused
 
 
@@ -56,8 +57,13 @@ async def _http(request: Request, error: StarletteHTTPException) -> JSONResponse
 
 
 async def _bug(request: Request, error: Exception) -> JSONResponse:
-    return JSONResponse({"detail": f"the server failed ({type(error).__name__}); the "
-                                   "game is unchanged"}, status_code=500)
+    # answered from outside every middleware (Starlette's last resort): the security
+    # headers are this answer's own
+    answer = JSONResponse({"detail": f"the server failed ({type(error).__name__}); the "
+                                     "game is unchanged"}, status_code=500)
+    for name, value in with_security_headers([]):
+        answer.headers[name.decode()] = value.decode()
+    return answer
 
 
 def add_handlers(app: FastAPI) -> None:

@@ -33,10 +33,10 @@ class Hub:
             waker.set()
 
     async def serve(self, websocket: WebSocket) -> None:
+        await websocket.accept()  # a socket over the limit is told why: 1013, not a 403
         if self.clients >= self.max_clients:
             await websocket.close(code=1013, reason="too many clients; try again later")
             return
-        await websocket.accept()
         waker = asyncio.Event()
         waker.set()  # the full state on connect
         self._wakers.add(waker)

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import os
 import socket
+import ssl
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +18,7 @@ import uvicorn
 from calibration import Layout
 
 from .app import create_app
+from .connections import ConnectionLimits, guarded_protocol
 from .dependencies import CameraSource
 from .store import DataFolder
 
@@ -107,24 +110,72 @@ def live_source(source: str, *, demo: bool = False, speed: float = 1.0,
     return camera
 
 
+@dataclass(frozen=True)
+class Network:
+    """How the server meets its network: the names it answers to besides its own addresses
+    (`--allow-host`), the pages elsewhere that may call it (`--allow-origin`), TLS
+    (`--certfile/--keyfile`), a reverse proxy in front (`--behind-proxy`: its
+    `X-Forwarded-For` is believed, and its one address holds every client's connections),
+    and the bounds on connections."""
+
+    allow_hosts: tuple[str, ...] = ()
+    allow_origins: tuple[str, ...] = ()
+    certfile: Path | None = None
+    keyfile: Path | None = None
+    behind_proxy: bool = False
+    connections: ConnectionLimits = field(default_factory=ConnectionLimits)
+
+    @property
+    def scheme(self) -> str:
+        return "https" if self.certfile else "http"
+
+    def check_tls(self) -> None:
+        """ServerError, in one line, for a certificate and key TLS cannot use."""
+        if self.certfile is None:
+            return
+        try:
+            context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            context.load_cert_chain(self.certfile, self.keyfile)
+        except (OSError, ssl.SSLError) as error:
+            reason = getattr(error, "strerror", None) or getattr(error, "reason", None) or error
+            raise ServerError(f"--certfile {self.certfile}: cannot serve TLS with it and "
+                              f"its key ({reason})") from None
+
+    def uvicorn_config(self, app: object, **where: object) -> uvicorn.Config:
+        """How uvicorn serves `app` (`where`: its host and port, when not handed a
+        socket)."""
+        limits = self.connections
+        if self.behind_proxy:  # every client comes from the proxy's address
+            limits = replace(limits, per_address=None)
+        return uvicorn.Config(
+            app, log_level="warning", access_log=False, ws_max_size=64 * 1024,
+            timeout_graceful_shutdown=3, http=guarded_protocol(limits),
+            timeout_keep_alive=limits.keep_alive_s,
+            limit_concurrency=limits.max_connections,
+            proxy_headers=self.behind_proxy, server_header=False,
+            ssl_certfile=self.certfile, ssl_keyfile=self.keyfile, **where)
+
+
 def serve(*, host: str, port: int, data: Path, qr: bool = True, source: str | None = None,
           demo: bool = False, speed: float = 1.0, layout: Layout | None = None,
-          deck: Deck | None = None, allow_origins: tuple[str, ...] = ()) -> None:
+          deck: Deck | None = None, network: Network = Network()) -> None:
     """Run the server until Ctrl-C; with a source (the demo: the bundled recording), the
     camera keeps the game, reading the cards with `deck` (`vision.deck`) if one is given."""
+    network.check_tls()
     if demo and not DEMO_RECORDING.is_file():
         raise ServerError(f"{DEMO_RECORDING}: the demo recording is not installed; "
                           "reinstall the package")
     source = str(DEMO_RECORDING) if demo else source
     camera = None if source is None else live_source(source, demo=demo, speed=speed,
                                                      layout=layout, deck=deck)
+    shown = lan_address() if host in ("0.0.0.0", "::", "") else host
     folder = DataFolder(data)
-    app = create_app(folder, camera=camera, allow_origins=allow_origins)
+    app = create_app(folder, camera=camera, allow_origins=network.allow_origins,
+                     allow_hosts=(shown, *network.allow_hosts))
     table = app.state.table
     sock = _bind(host, port)
-    shown = lan_address() if host in ("0.0.0.0", "::", "") else host
     shown = f"[{shown}]" if ":" in shown else shown
-    print(welcome(f"http://{shown}:{port}", table.token, folder.root, qr=qr,
+    print(welcome(f"{network.scheme}://{shown}:{port}", table.token, folder.root, qr=qr,
                   demo=demo, stream=camera is not None), flush=True)
     if table.session.resumed_torn:
         print(f"hearthtop-companion: warning: {folder.log_path(table.session.game_id)}: "
@@ -134,10 +185,8 @@ def serve(*, host: str, port: int, data: Path, qr: bool = True, source: str | No
     if table.session.unreadable:
         print(f"hearthtop-companion: warning: {table.session.unreadable}", file=sys.stderr,
               flush=True)
-    config = uvicorn.Config(app, log_level="warning", access_log=False,
-                            ws_max_size=64 * 1024, timeout_graceful_shutdown=3)
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        uvicorn.Server(network.uvicorn_config(app)).run(sockets=[sock])
     except KeyboardInterrupt:  # uvicorn stops cleanly, then passes Ctrl-C on
         pass
     finally:

@@ -19,6 +19,7 @@ import httpx
 import uvicorn
 
 from companion_api.app import create_app
+from companion_api.server import Network
 
 # What the recogniser read, frame by frame, of a bot game (Anduin against Jaina) rendered as
 # table video by the simulator: `python -m bench.track --camera video --games 1 --work DIR`
@@ -43,9 +44,11 @@ class LiveServer:
     def session(self):
         return self.app.state.table.session
 
-    def post(self, path: str, body: dict | None = None, **kwargs) -> httpx.Response:
+    def post(self, path: str, body: dict | None = None, *, headers: dict | None = None,
+             **kwargs) -> httpx.Response:
         return httpx.post(self.url + path, json=body,
-                          headers={"Authorization": f"Bearer {self.token}"}, **kwargs)
+                          headers={"Authorization": f"Bearer {self.token}", **(headers or {})},
+                          **kwargs)
 
     def get(self, path: str, **kwargs) -> httpx.Response:
         return httpx.get(self.url + path, **kwargs)
@@ -79,13 +82,13 @@ def wait_for_camera(live: LiveServer, timeout: float = 60) -> dict:
 
 
 class ThreadServer:
-    """uvicorn serving `create_app(data, **options)` in a thread; a context manager."""
+    """uvicorn serving `create_app(data, **options)` in a thread, as `run` serves it (its
+    `Network`: the bounds on connections, no proxy); a context manager."""
 
-    def __init__(self, data: Path, **options: Any) -> None:
+    def __init__(self, data: Path, network: Network | None = None, **options: Any) -> None:
         self.app = create_app(data, **options)
         port = free_port()
-        config = uvicorn.Config(self.app, host="127.0.0.1", port=port, log_level="warning",
-                                ws_max_size=64 * 1024)
+        config = (network or Network()).uvicorn_config(self.app, host="127.0.0.1", port=port)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.live = LiveServer(f"http://127.0.0.1:{port}", self.app.state.table.token, self.app)

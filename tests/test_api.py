@@ -27,7 +27,7 @@ import httpx
 import pytest
 from live_server import LiveServer, ThreadServer, recorded_camera, wait_for_camera
 from pydantic import ValidationError
-from websockets.exceptions import InvalidStatus
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from companion_api.app import ServerLimits
@@ -788,8 +788,10 @@ def test_sockets_over_the_limit_are_refused_and_the_others_kept(tmp_path):
         first, second = Watcher(live), Watcher(live)
         try:
             second.wait_for(lambda s: True)
-            with pytest.raises(InvalidStatus):
-                Watcher(live)
+            with (connect(ws_url(live), open_timeout=PROMPT) as over,  # docs/limits.md
+                  pytest.raises(ConnectionClosed) as closed):
+                over.recv(timeout=PROMPT)
+            assert closed.value.rcvd.code == 1013 and "try again" in closed.value.rcvd.reason
             moved = live.event(**bare(DEMO_EVENTS[1])).json()["state"]
             assert first.wait_version(moved["version"]) == moved
             assert second.wait_version(moved["version"]) == moved
