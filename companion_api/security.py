@@ -92,6 +92,13 @@ def _host_name(value: str) -> str | None:
         return None
 
 
+def _arrived_at(scope: Scope) -> str:
+    """The address a request came in on, as a phone would type it (an IPv4 address that
+    reached a dual-stack socket is shown as `::ffff:a.b.c.d`)."""
+    address = str((scope.get("server") or ("",))[0]).lower()
+    return address.removeprefix("::ffff:") if "." in address else address
+
+
 class HostCheck:
     """Answer only to a name the server is reached by, and take writes and sockets only from
     its own pages (ASGI middleware).
@@ -124,8 +131,7 @@ class HostCheck:
         headers = dict(scope["headers"])
         host = headers.get(b"host", b"").decode("latin-1")
         name = _host_name(host)
-        here = scope.get("server") or ("",)
-        if name is None or (name not in self.names and name != str(here[0]).lower()):
+        if name is None or (name not in self.names and name != _arrived_at(scope)):
             return ("this server answers only to its own addresses; to reach it by another "
                     "name, start it with `run --allow-host NAME`")
         origin = headers.get(b"origin")

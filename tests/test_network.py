@@ -360,3 +360,11 @@ def test_a_tls_or_host_option_it_cannot_use_is_one_line(tmp_path, capsys, option
     err = capsys.readouterr().err
     assert err.startswith("hearthtop-companion: error: ") and err.count("\n") == 1
     assert said in err
+
+
+def test_an_ipv4_phone_on_a_dual_stack_socket_is_known_by_its_address():
+    from companion_api.security import _arrived_at
+
+    assert _arrived_at({"server": ("::ffff:192.168.1.5", 8000)}) == "192.168.1.5"
+    assert _arrived_at({"server": ("fe80::1", 8000)}) == "fe80::1"
+    assert _arrived_at({}) == ""
