@@ -139,11 +139,11 @@ def test_every_command_given_junk_answers_in_one_line(tmp_path, capsys, monkeypa
     decks.mkdir(parents=True)
     (decks / "broken.npz").write_bytes(junk["noise"].read_bytes())
     cases += [["deck", "list", *data], ["recognize", junk["photo.png"], *data]]
-    for name in ("token", "current"):  # the data folder's own files, damaged
-        folder = tmp_path / f"data-{name}"
-        folder.mkdir()
-        (folder / name).write_bytes(junk["noise"].read_bytes())
-        cases.append(["run", "--data", folder, "--port", "1"])
+    # the data folder's token, damaged (a damaged `current` starts no game, with a warning:
+    # tests/test_data_folder.py)
+    (tmp_path / "data-token").mkdir()
+    (tmp_path / "data-token" / "token").write_bytes(junk["noise"].read_bytes())
+    cases.append(["run", "--data", tmp_path / "data-token", "--port", "1"])
     heroes = tmp_path / "heroes"
     heroes.mkdir()
     (heroes / "zap.toml").write_bytes(junk["noise"].read_bytes())
