@@ -15,7 +15,12 @@ from cards import JOKER, split_card
 SPELL_RANKS = ("J", "Q", "K", "A")
 PLAYERS = ("p1", "p2")
 
-_TOKEN = re.compile(r"T[1-9][0-9]*")
+# The engine numbers a game's tokens T1, T2, … in the order they are made; a game ends when
+# the deck runs out (a few dozen turns), and the server keeps at most 5,000 events a game, so
+# six digits are far more than any game reaches, and an id stays a few characters long
+TOKEN_DIGITS = 6
+MAX_TOKEN = 10**TOKEN_DIGITS - 1  # T999999
+_TOKEN = re.compile(rf"T[1-9][0-9]{{0,{TOKEN_DIGITS - 1}}}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +62,7 @@ def card_cost(card: str) -> int:
 
 
 def is_token_id(text: str) -> bool:
+    """`T1` … `T999999` (the engine's numbering; no leading zero)."""
     return bool(_TOKEN.fullmatch(text))
 
 

@@ -2,42 +2,117 @@
 
 Each event type is a pydantic model; `parse_event` turns a line into one and `read_log`
 reads a whole file, naming the line of the first bad one in a one-line error.
+
+Every list and id in an event is bounded by what the rules allow (targets: the characters
+that can be on the table; revealed cards: a deck; token ids: six digits; hero names: 40
+characters), so an event that validates is always one line a log can read back.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
-from cards import CardError, check_card_id
+from cards import DECK, CardError, check_card_id
 
-from .cards import PLAYERS, is_token_id
+from .cards import MAX_TOKEN, PLAYERS, is_token_id
+from .table import MAX_MINIONS
 
 Player = Literal["p1", "p2"]
 Source = Literal["camera", "phone", "replay", "bot"]
+
+
+# The longest event the bounds below admit (a play naming 12 tokens T999999, revealing the
+# 52 cards) is under 600 characters, a new game with its 53 cards' order about 400, and a
+# game a few hundred events: what is far past these is no log, and is not read whole
+MAX_LINE = 16 * 1024  # characters a line
+MAX_LOG_BYTES = 16 * 2**20  # bytes a log file
+MAX_TARGETS = 2 + 2 * MAX_MINIONS  # 12: both heroes and two full boards
+MAX_REVEALED = len(DECK)  # 52: a deck's cards, jokers out
+MAX_NAME = 40  # characters of a hero's name (the heroes' keys are under 10)
+_SHOWN = 40  # characters of a refused value an error message repeats
+
+# What the server or the camera may set on an event after it was validated (a `source`, a
+# `confidence`): a line that fits with them room left still fits once they are written
+_ADDED_LATER = {"source": len(',"source":"camera"'), "confidence": len(',"confidence":') + 24}
 
 
 class LogError(ValueError):
     """A line of an event log that is not a valid event."""
 
 
+def _shown(value: object) -> str:
+    """`value` as a message repeats it: its repr, cut to about 40 characters, one line."""
+    text = repr(value)
+    if len(text) <= _SHOWN:
+        return text
+    if not isinstance(value, str):
+        return text[:_SHOWN - 1] + "…"
+    cut = value[:_SHOWN - 3]
+    while len(repr(cut + "…")) > _SHOWN:  # escapes (\u2028) take several characters
+        cut = cut[:-1]
+    return repr(cut + "…")
+
+
+def _check_card(value: object, *, allow_joker: bool = True) -> str:
+    try:
+        return check_card_id(value, allow_joker=allow_joker)
+    except CardError as error:
+        if len(repr(value)) <= _SHOWN:
+            raise
+        raise CardError(f"{_shown(value)} is not a card id (expected e.g. 7H, 10S, QD, JK)"
+                        ) from error
+
+
+_TOKEN_LIKE = re.compile(r"T[0-9]+")
+
+
 def _check_target(value: str) -> str:
     if value in PLAYERS or is_token_id(value):
         return value
-    return check_card_id(value, allow_joker=False)
+    if _TOKEN_LIKE.fullmatch(value):
+        raise ValueError(f"{_shown(value)} is not a token id (T1 to T{MAX_TOKEN})")
+    return _check_card(value, allow_joker=False)
+
+
+def _not_a_bool(value: Any) -> Any:
+    """JSON's true and false are no numbers (pydantic's lax mode reads them as 1 and 0)."""
+    if isinstance(value, bool):
+        raise ValueError(f"{str(value).lower()} is not a number")
+    return value
 
 
 class _Event(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     source: Source | None = None
-    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0, strict=True)
 
     def to_json(self) -> str:
         return self.model_dump_json(exclude_none=True)
+
+    @model_validator(mode="after")
+    def _fits_a_line(self) -> Self:
+        """Whatever is acknowledged reads back: the stored line (with a source and a
+        confidence set later) is never longer than a log's line may be."""
+        length = len(self.to_json()) + sum(
+            extra for name, extra in _ADDED_LATER.items() if getattr(self, name) is None)
+        if length > MAX_LINE:
+            raise ValueError(f"the event is longer than a log line may be ({MAX_LINE:,} "
+                             "characters)")
+        return self
 
 
 class NewGame(_Event):
@@ -50,6 +125,15 @@ class NewGame(_Event):
     def _both_heroes(cls, heroes: dict[str, str]) -> dict[str, str]:
         if set(heroes) != set(PLAYERS):
             raise ValueError("heroes must name a hero for both p1 and p2")
+        for player, name in heroes.items():
+            if len(name) > MAX_NAME:
+                raise ValueError(f"{player}'s hero name is {len(name):,} characters long (at "
+                                 f"most {MAX_NAME})")
+            # JSON writes a line break such as U+2028 or U+0085 as it is, and a log's reader
+            # would split the line there
+            if not name.isprintable():
+                raise ValueError(f"{player}'s hero name {_shown(name)} has a control or "
+                                 "line-break character")
         return heroes
 
     @field_validator("deck")
@@ -57,9 +141,10 @@ class NewGame(_Event):
     def _full_deck(cls, deck: list[str] | None) -> list[str] | None:
         if deck is None:
             return None
-        for card in deck:
-            check_card_id(card, allow_joker=False)
-        if len(deck) != 52 or len(set(deck)) != 52:
+        if len(deck) == len(DECK):
+            for card in deck:
+                _check_card(card, allow_joker=False)
+        if len(deck) != len(DECK) or len(set(deck)) != len(DECK):
             raise ValueError("deck must list each of the 52 cards once (jokers out)")
         return deck
 
@@ -67,7 +152,7 @@ class NewGame(_Event):
 class Mulligan(_Event):
     type: Literal["mulligan"] = "mulligan"
     player: Player
-    count: int = Field(ge=0, le=5)
+    count: int = Field(ge=0, le=5, strict=True)
 
 
 Targets = str | list[str]
@@ -83,6 +168,12 @@ class _Targeted(_Event):
         if isinstance(target, list):
             if not target:
                 raise ValueError("target list is empty")
+            # a character may be named more than once (split damage: one point an id), and
+            # the most points any hero's split names is 3 + 5 spell damage, under 12
+            if len(target) > MAX_TARGETS:
+                raise ValueError(f"{len(target):,} targets, more than the table holds (at "
+                                 f"most {MAX_TARGETS}: two heroes and {MAX_MINIONS} minions "
+                                 "a side)")
             return [_check_target(t) for t in target]
         return None if target is None else _check_target(target)
 
@@ -90,8 +181,11 @@ class _Targeted(_Event):
     @classmethod
     def _revealed(cls, cards: list[str] | None) -> list[str] | None:
         if cards is not None:
+            if len(cards) > MAX_REVEALED:
+                raise ValueError(f"{len(cards):,} cards revealed, more than a deck holds (at "
+                                 f"most {MAX_REVEALED})")
             for card in cards:
-                check_card_id(card, allow_joker=False)
+                _check_card(card, allow_joker=False)
         return cards
 
     @property
@@ -110,7 +204,12 @@ class Play(_Targeted):
     @field_validator("card")
     @classmethod
     def _card(cls, card: str) -> str:
-        return check_card_id(card)
+        return _check_card(card)
+
+    @field_validator("choice", mode="before")
+    @classmethod
+    def _choice(cls, choice: Any) -> Any:
+        return _not_a_bool(choice)
 
 
 class Attack(_Event):
@@ -137,7 +236,7 @@ class SecretRevealed(_Targeted):
     @field_validator("card")
     @classmethod
     def _card(cls, card: str) -> str:
-        return check_card_id(card, allow_joker=False)
+        return _check_card(card, allow_joker=False)
 
 
 class EndTurn(_Event):
@@ -163,7 +262,7 @@ class Markers(_Event):
     type: Literal["markers"] = "markers"
     player: Player
     place: MarkerPlace
-    count: int = Field(ge=0, le=53)
+    count: int = Field(ge=0, le=53, strict=True)
     minion: str | None = None
 
     @field_validator("minion")
@@ -184,23 +283,25 @@ _adapter: TypeAdapter[Event] = TypeAdapter(Event)
 
 
 def _explain(error: ValidationError) -> str:
+    """The first thing wrong, in one sentence that repeats no more than ~40 characters of
+    what was sent (a key, a value)."""
     first = error.errors()[0]
     # drop the union branch names pydantic puts in the path ("target.list[str].1")
-    where = ".".join(str(p) for p in first["loc"] if p not in ("str", "list[str]"))
+    loc = [p for p in first["loc"] if p not in ("str", "list[str]")]
+    where = ".".join(p if isinstance(p, str) and len(p) <= _SHOWN else
+                     _shown(p) if isinstance(p, str) else str(p) for p in loc)
     message = first["msg"].removeprefix("Value error, ")
     if first["type"] == "union_tag_invalid":
         return f"unknown event type (expected one of {', '.join(EVENT_TYPES)})"
     if first["type"] == "union_tag_not_found":
         return "event has no 'type'"
     if first["type"] == "extra_forbidden":
-        return f"unknown field {where.split('.')[-1]!r}"
+        return f"unknown field {_shown(loc[-1])}"
+    if first["type"] in ("int_type", "float_type") and isinstance(first.get("input"), bool):
+        message = f"{str(first['input']).lower()} is not a number"
+    if len(loc) == 1 and loc[0] in EVENT_TYPES:  # the event as a whole
+        return message
     return f"{where}: {message}" if where else message
-
-
-# The longest event, a new game with its 53 cards' order, is about 400 characters, and a
-# game a few hundred events: what is far past these is no log, and is not read whole
-MAX_LINE = 16 * 1024  # characters a line
-MAX_LOG_BYTES = 16 * 2**20  # bytes a log file
 
 
 def parse_event(data: str | dict) -> Event:
