@@ -159,13 +159,13 @@ def attack_hosts(root: Path, work: Path) -> list[str]:
     except Exception as error:
         said.append(f"a WebSocket from http://attacker.example: refused ({type(error).__name__})")
     server.post("/api/new-game", {"heroes": HEROES})
+    said.append(f"mulligan count true: {server.post('/api/events', {'type': 'mulligan', 'player': 'p1', 'count': True}).status_code}")  # noqa: E501
     codes = [server.post("/api/undo", None, **{"X-Forwarded-For": f"10.0.0.{n}"})
              for n in range(150)]
     limited = [r for r in codes if r.status_code == 429]
     echoed = any("10.0.0." in r.text for r in limited)
     said.append(f"150 writes, each with another X-Forwarded-For: {len(limited)} slowed (429)"
                 f"{', the forged address echoed' if echoed else ''}")
-    said.append(f"mulligan count true: {server.post('/api/events', {'type': 'mulligan', 'player': 'p1', 'count': True}).status_code}")  # noqa: E501
     docs = httpx.get(server.url + "/docs")
     said.append(f"/docs: Content-Security-Policy {'content-security-policy' in docs.headers}, "
                 f"X-Frame-Options {'x-frame-options' in docs.headers}")
