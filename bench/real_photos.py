@@ -6,8 +6,12 @@ the shipped model. This measures the classifier on real cameras and a real deck 
 from detection; `--recognize` measures the whole `recognize` path instead (detector, refiner,
 classifier). The photos are read in place, never copied, never trained on.
 
-    python -m bench.real_photos [--data DIR] [--recognize [--one-zoom]] [--detector D.onnx]
-                                [--classifier C.onnx]
+    python -m bench.real_photos [--data DIR] [--split valid] [--recognize [--one-zoom]]
+                                [--detector D.onnx] [--classifier C.onnx]
+
+`--data` may also be the training set `../shared/tools/real_photos_train.py` exports (the
+Roboflow-100 poker-cards photos, CC BY 4.0): `--split valid` keeps its validation photos,
+on which the abstention is to be chosen; its `train` photos are for training only.
 """
 
 from __future__ import annotations
@@ -123,8 +127,13 @@ def main() -> None:
                         help="with --recognize: a candidate detector")
     parser.add_argument("--classifier", type=Path, default=CLASSIFIER,
                         help="a candidate classifier (its .json beside it)")
+    parser.add_argument("--split", help="only the rows of this split (the `split` column)")
     args = parser.parse_args()
-    rows = list(csv.DictReader((args.data / "labels.csv").open()))
+    rows = [row for row in csv.DictReader((args.data / "labels.csv").open())
+            if args.split is None or row.get("split") == args.split]
+    if not rows:
+        parser.error(f"{args.data / 'labels.csv'}: no labelled card"
+                     + (f" in split {args.split!r}" if args.split else ""))
     if args.recognize:
         recognize_all(args.data, rows, (1.0,) if args.one_zoom else PHOTO_ZOOMS, args.detector,
                       args.classifier)
