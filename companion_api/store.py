@@ -30,13 +30,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tracker.rules import Event, LogError, parse_event
+from tracker.rules import MAX_LOG_BYTES, Event, LogError, parse_event
 
 _TOKEN_BYTES = 18  # 24 url-safe characters
 TOKEN = re.compile(r"[A-Za-z0-9_-]{16,200}")  # what secrets.token_urlsafe makes
 GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # no path leaves the games folder
 LOG_SUFFIX = ".jsonl"
-MAX_LOG_BYTES = 16 * 2**20  # a stored log, as any log `replay` reads (tracker.rules.events)
 _SMALL = 4096  # bytes the token or the current-game pointer may be
 
 # Opened neither through a link (out of the folder) nor waiting on a FIFO or a device
