@@ -5,8 +5,10 @@ test can kill it)."""
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -85,10 +87,11 @@ class ThreadServer:
     """uvicorn serving `create_app(data, **options)` in a thread, as `run` serves it (its
     `Network`: the bounds on connections, no proxy); a context manager."""
 
-    def __init__(self, data: Path, network: Network | None = None, **options: Any) -> None:
+    def __init__(self, data: Path, network: Network | None = None, *,
+                 host: str = "127.0.0.1", **options: Any) -> None:
         self.app = create_app(data, **options)
         port = free_port()
-        config = (network or Network()).uvicorn_config(self.app, host="127.0.0.1", port=port)
+        config = (network or Network()).uvicorn_config(self.app, host=host, port=port)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.live = LiveServer(f"http://127.0.0.1:{port}", self.app.state.table.token, self.app)
@@ -108,11 +111,19 @@ class ThreadServer:
 
 
 class ProcessServer:
-    """`hearthtop-companion run --data DATA` as a child process; `kill()` is SIGKILL."""
+    """`hearthtop-companion run --data DATA` as a child process; `kill()` is SIGKILL.
+    `open_files`: the most it may hold open; `trust`: it serves HTTPS (`--certfile` in
+    `extra`) with a certificate this context trusts."""
 
-    def __init__(self, data: Path, *extra: str) -> None:
+    def __init__(self, data: Path, *extra: str, open_files: int | None = None,
+                 trust: ssl.SSLContext | None = None) -> None:
         self.data, self.extra = data, extra
+        self.open_files, self.trust = open_files, trust
         self.process: subprocess.Popen | None = None
+
+    def _limits(self) -> None:  # in the child, before it runs
+        if self.open_files is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (self.open_files, self.open_files))
 
     def start(self) -> LiveServer:
         port = free_port()
@@ -120,14 +131,14 @@ class ProcessServer:
             [sys.executable, "-m", "companion_api.cli", "run", "--host", "127.0.0.1",
              "--port", str(port), "--data", str(self.data), "--no-qr", *self.extra],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        url = f"http://127.0.0.1:{port}"
+            env={**os.environ, "PYTHONUNBUFFERED": "1"}, preexec_fn=self._limits)
+        url = f"{'https' if self.trust else 'http'}://127.0.0.1:{port}"
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"the server stopped: {self.process.stdout.read()}")
             try:
-                httpx.get(url + "/api/state", timeout=1)
+                httpx.get(url + "/api/state", timeout=1, verify=self.trust or True)
                 break
             except httpx.TransportError:
                 time.sleep(0.1)

@@ -8,26 +8,19 @@ from __future__ import annotations
 import base64
 import contextlib
 import hashlib
-import os
 import re
-import resource
-import signal
 import socket
 import ssl
 import subprocess
-import sys
-import threading
 import time
 from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
-from live_server import ThreadServer, free_port
+from live_server import ProcessServer, ThreadServer, free_port
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
-from companion_api.app import create_app
 from companion_api.cli import main
 from companion_api.connections import ConnectionLimits
 from companion_api.dependencies import ServerLimits
@@ -72,13 +65,8 @@ def test_a_foreign_host_is_refused_and_the_servers_own_names_answered(tmp_path):
 def test_the_address_a_request_came_in_on_is_one_of_the_servers_names(tmp_path):
     """Bound to every interface, the server answers to whichever of its addresses a phone
     used, with no list to keep: the one the connection came in on."""
-    app, port = create_app(tmp_path), free_port()
-    server = uvicorn.Server(Network().uvicorn_config(app, host="0.0.0.0", port=port))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.02)
-    try:
+    with ThreadServer(tmp_path, host="0.0.0.0") as live:
+        port = int(live.url.rsplit(":", 1)[1])
         with socket.create_connection(("127.0.0.2", port)) as raw:  # another loopback address
             raw.sendall(f"GET /api/state HTTP/1.1\r\nHost: 127.0.0.2:{port}\r\n"
                         "Connection: close\r\n\r\n".encode())
@@ -87,9 +75,6 @@ def test_the_address_a_request_came_in_on_is_one_of_the_servers_names(tmp_path):
             raw.sendall(f"GET /api/state HTTP/1.1\r\nHost: 127.0.0.3:{port}\r\n"
                         "Connection: close\r\n\r\n".encode())
             assert _read_all(raw).startswith(b"HTTP/1.1 403")
-    finally:
-        server.should_exit = True
-        thread.join(10)
 
 
 def test_writes_and_sockets_from_another_sites_page_are_refused(tmp_path):
@@ -251,33 +236,15 @@ def test_one_address_holds_only_so_many_connections(tmp_path):
                 sock.close()
 
 
-def _lower_open_files(limit: int):
-    def lower() -> None:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
-    return lower
-
-
 def test_idle_and_slow_sockets_do_not_shut_a_phone_out(tmp_path):
     """`run` with 256 open files: 300 idle sockets and 50 clients sending their headers a
     byte a second, all from one address; a phone on another still gets the state within a
     second."""
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "companion_api.cli", "run", "--host", "127.0.0.1", "--port",
-         str(port), "--data", str(tmp_path / "data"), "--no-qr"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        preexec_fn=_lower_open_files(256))
-    url = f"http://127.0.0.1:{port}"
+    server = ProcessServer(tmp_path / "data", open_files=256)
+    url = server.start().url
+    port = int(url.rsplit(":", 1)[1])
     attack: list[socket.socket] = []
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.get(url + "/api/state", timeout=1).raise_for_status()
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline and process.poll() is None
-                time.sleep(0.1)
         for _ in range(300):
             attack.append(socket.create_connection(("127.0.0.1", port)))
         slow = [socket.create_connection(("127.0.0.1", port)) for _ in range(50)]
@@ -294,12 +261,11 @@ def test_idle_and_slow_sockets_do_not_shut_a_phone_out(tmp_path):
                 times.append(time.monotonic() - started)
             time.sleep(1)
         assert max(times) < 1.0, times
-        assert process.poll() is None
+        assert server.process.poll() is None
     finally:
         for sock in attack:
             sock.close()
-        process.kill()
-        process.wait(10)
+        server.kill()
 
 
 # --- HTTPS -------------------------------------------------------------------------------------
@@ -315,23 +281,13 @@ def _certificate(folder: Path) -> tuple[Path, Path]:
 
 def test_run_serves_https_with_a_certificate_of_the_users_own(tmp_path):
     cert, key = _certificate(tmp_path)
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "companion_api.cli", "run", "--host", "127.0.0.1", "--port",
-         str(port), "--data", str(tmp_path / "data"), "--no-qr", "--certfile", str(cert),
-         "--keyfile", str(key)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    url, trusting = f"https://127.0.0.1:{port}", ssl.create_default_context(cafile=str(cert))
+    trusting = ssl.create_default_context(cafile=str(cert))
+    server = ProcessServer(tmp_path / "data", "--certfile", str(cert), "--keyfile", str(key),
+                           trust=trusting)
+    url = server.start().url
+    port = url.rsplit(":", 1)[1]
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                state = httpx.get(url + "/api/state", verify=trusting, timeout=2)
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline and process.poll() is None
-                time.sleep(0.1)
-        assert state.status_code == 200
+        assert httpx.get(url + "/api/state", verify=trusting).status_code == 200
         token = (tmp_path / "data" / "token").read_text().strip()
         played = httpx.post(url + "/api/new-game", json=HEROES, verify=trusting,
                             headers={"Authorization": f"Bearer {token}", "Origin": url})
@@ -341,8 +297,7 @@ def test_run_serves_https_with_a_certificate_of_the_users_own(tmp_path):
         with pytest.raises(httpx.TransportError):  # nothing in cleartext
             httpx.get(f"http://127.0.0.1:{port}/api/state", timeout=2).raise_for_status()
     finally:
-        process.send_signal(signal.SIGINT)
-        printed, _ = process.communicate(timeout=15)
+        printed = server.stop()
     assert f"https://127.0.0.1:{port}/?token=" in printed
 
 
