@@ -37,7 +37,7 @@ from pathlib import Path
 import httpx
 from websockets.asyncio.client import connect
 
-from bench.common import free_port, memory_kib
+from bench.common import free_port, memory_kib, serving
 from tracker.rules.bot import play_game
 from tracker.rules.heroes import hero_names
 
@@ -217,15 +217,8 @@ def main() -> None:
             cwd=Path(__file__).resolve().parents[1])
         try:
             url = f"http://127.0.0.1:{port}"
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    httpx.get(url + "/api/state", timeout=1).raise_for_status()
-                    break
-                except httpx.TransportError:
-                    if server.poll() is not None or time.monotonic() > deadline:
-                        raise SystemExit("the server did not start") from None
-                    time.sleep(0.1)
+            if not serving(url, server):
+                raise SystemExit("the server did not start")
             token = (Path(data) / "token").read_text().strip()
             print(f"hearthtop API benchmark: {args.clients} WebSocket clients "
                   f"({'no compression' if args.no_compression else 'permessage-deflate'}), "

@@ -25,7 +25,7 @@ from pathlib import Path
 import httpx
 from websockets.sync.client import connect
 
-from bench.common import free_port
+from bench.common import free_port, serving
 
 HEROES = {"p1": "jaina", "p2": "garrosh"}
 OPEN_FILES = 256
@@ -45,15 +45,7 @@ class Server:
              "--port", str(self.port), "--data", str(self.data), "--no-qr"],
             cwd=self.root, env={**os.environ, "PYTHONPATH": str(self.root)},
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=lower)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                return False
-            with contextlib.suppress(httpx.TransportError):
-                httpx.get(self.url + "/api/state", timeout=1)
-                return True
-            time.sleep(0.1)
-        return False
+        return serving(self.url, self.process)
 
     def stop(self, kill: bool = False) -> str:
         if self.process.poll() is None:

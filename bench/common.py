@@ -1,12 +1,17 @@
 """What the benchmarks share: one core for the timed work, a free port on loopback, a
-process's memory, and a simulated game's deck registered as its players would."""
+process's memory, a server process waited for, and a simulated game's deck registered as its
+players would."""
 
 from __future__ import annotations
 
 import json
 import os
 import socket
+import subprocess
+import time
 from pathlib import Path
+
+import httpx
 
 
 def pin_to_one_core(*, opencv: bool = False) -> str:
@@ -51,3 +56,16 @@ def registered_deck(video: Path, seed: int = 0):  # -> vision.Deck
 
     meta = json.loads((video / "meta.json").read_text())
     return registered(meta["design"], seed, meta.get("back_variant", 0))[0].deck
+
+
+def serving(url: str, process: subprocess.Popen, timeout_s: float = 30.0) -> bool:
+    """Whether the server `process` started answers `url`'s /api/state within `timeout_s`
+    (False as soon as it has stopped)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            httpx.get(url + "/api/state", timeout=1)
+            return True
+        except httpx.TransportError:
+            time.sleep(0.1)
+    return False
