@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
+from .security import with_security_headers
+
 MAX_ADDRESSES = 10_000  # addresses remembered; past this, those with no open socket go
 
 
@@ -29,10 +31,15 @@ class ConnectionLimits:
 
 
 def _refusal(status: str, detail: str) -> bytes:
+    """A whole HTTP answer, written to the socket before any app sees the request (so with
+    the security headers every answer carries)."""
     body = json.dumps({"detail": detail}).encode()
-    return (f"HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: "
-            f"{len(body)}\r\nconnection: close\r\nreferrer-policy: no-referrer\r\n"
-            "x-content-type-options: nosniff\r\n\r\n").encode() + body
+    headers = with_security_headers([(b"content-type", b"application/json"),
+                                     (b"content-length", str(len(body)).encode()),
+                                     (b"connection", b"close")])
+    return (f"HTTP/1.1 {status}\r\n".encode()
+            + b"".join(name + b": " + value + b"\r\n" for name, value in headers)
+            + b"\r\n" + body)
 
 
 TOO_MANY = _refusal("503 Service Unavailable", "too many connections from this address; "
