@@ -136,8 +136,12 @@ class Network:
         try:
             context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
             context.load_cert_chain(self.certfile, self.keyfile)
-        except (OSError, ssl.SSLError) as error:
-            reason = getattr(error, "strerror", None) or getattr(error, "reason", None) or error
+        except ssl.SSLError:  # OpenSSL says only "PEM lib (_ssl.c:3905)"
+            raise ServerError(f"--certfile {self.certfile}: cannot serve TLS with it and its "
+                              "key (not a PEM certificate, not a PEM key, or not its "
+                              "key)") from None
+        except OSError as error:
+            reason = error.strerror or error
             raise ServerError(f"--certfile {self.certfile}: cannot serve TLS with it and "
                               f"its key ({reason})") from None
 
