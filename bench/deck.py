@@ -32,13 +32,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from bench.real_photos import DATA, labelled_detections
+from bench.real_photos import DATA
 from cards import BACK
 from simulator.cardart import get_design
 from simulator.layout import deck_scene, random_scene
 from simulator.render import render
 from training.designs import held_out_designs
 from training.evaluate import match_found
+from training.real_photos import labelled_detections
 from vision.classify import UNKNOWN
 from vision.deck import Deck, DeckError, from_cuts
 from vision.detect import PHOTO_ZOOMS

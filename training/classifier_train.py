@@ -19,6 +19,8 @@ from collections import Counter
 from functools import partial
 from pathlib import Path
 
+import numpy as np
+
 from vision.classify import CLASSES
 
 from .classifier_data import INDEX_CORNER, INPUT_PX, LABELS, WIDTH_RANGE, WIDTHS, make_data
@@ -31,6 +33,7 @@ from .evaluate import (
     pick_threshold,
     softmax,
 )
+from .real_photos import make_real_classifier_data
 from .training import (
     earlier_run,
     load_weights,
@@ -119,6 +122,11 @@ def main() -> None:
                         help="share of training samples where no card lies (a hero card, "
                         "a hand, a phone, the table), of a class of their own (NONE); 0 for the "
                         "shipped model (what 0.06 did: docs/vision.md, Next 6)")
+    parser.add_argument("--real", type=Path, help="also train on the `train` photos of this "
+                        "export of ../shared/tools/real_photos_train.py (training.real_photos), "
+                        "and report its `valid` photos")
+    parser.add_argument("--real-per-card", type=int, default=6,
+                        help="samples of each real card whose index shows")
     width_argument(parser)
     run_arguments(parser, MODELS / "card_classifier.onnx", BATCH)
     args = parser.parse_args()
@@ -126,6 +134,12 @@ def main() -> None:
     data = partial(make_data, workers=args.workers, cache=args.data_cache)
     images, labels = data(args.seed, train_designs, args.train, relettered=args.relettered,
                           no_cards=args.no_card)
+    if args.real is not None:
+        real_images, real_labels = make_real_classifier_data(
+            args.real, "train", args.seed, args.real_per_card, args.workers)
+        print(f"{len(real_images)} samples of the real photographs of {args.real}")
+        images, labels = np.concatenate([images, real_images]), np.concatenate([labels,
+                                                                               real_labels])
     val_images, val_labels = data(args.seed + 1, train_designs, args.eval)
     cal_images, cal_labels = data(args.seed + 4, calibration_designs, args.eval)
     classes = LABELS if args.no_card else CLASSES  # NONE only where it is taught
@@ -169,6 +183,14 @@ def main() -> None:
         prob = softmax(logits_of(model, test_images), temperature)
         report["held_out_by_design"][design] = answer_figures(prob, test_labels, threshold)
     report["confusions"] = [[a, b, n] for (a, b), n in confusions.most_common(15)]
+    report["real_photos"] = None
+    if args.real is not None:
+        valid_images, valid_labels = make_real_classifier_data(args.real, "valid",
+                                                               args.seed + 6, 1, args.workers)
+        prob = softmax(logits_of(model, valid_images), temperature)
+        report["real_photos"] = {"data": str(args.real), "train_samples": len(real_labels),
+                                 "per_card": args.real_per_card,
+                                 "valid": answer_figures(prob, valid_labels, threshold)}
     if args.no_card:
         nothing, _ = data(args.seed + 5, held_designs, args.eval // 3, no_cards=1.0)
         report["no_card"] = no_card_figures(softmax(logits_of(model, nothing), temperature),

@@ -274,18 +274,22 @@ def scene_data(make: Callable, args: argparse.Namespace, seed: int, designs: lis
     return found.pop("images"), found
 
 
-def trained_network(make: Callable, args: argparse.Namespace, designs: list[str]
+def trained_network(make: Callable, args: argparse.Namespace, designs: list[str],
+                    extra: tuple[np.ndarray, dict[str, np.ndarray]] | None = None
                     ) -> tuple[Any, float, int]:
     """A network trained on data from `make` (`make_detector_data`, or the pile crops'
     `training.pile_data.make_pile_data`) of `args.scenes` scenes of `designs`, a share
-    `args.share_1080` of them at 1080p and the rest at 720p: the network, the seconds the
-    training took and how many images it saw."""
+    `args.share_1080` of them at 1080p and the rest at 720p, and the `extra` images and
+    targets (views of real photographs: `training.real_photos`): the network, the seconds
+    the training took and how many images it saw."""
     n1080 = round(args.scenes * args.share_1080)
     parts = [scene_data(make, args, args.seed, designs, args.scenes - n1080,
                         FRAME_SIZES["720p"], args.own_backs)]
     if n1080:
         parts.append(scene_data(make, args, args.seed + 5, designs, n1080,
                                 FRAME_SIZES["1080p"], args.own_backs))
+    if extra is not None:
+        parts.append(extra)
     images = np.concatenate([p[0] for p in parts])
     targets = {k: np.concatenate([p[1][k] for p in parts]) for k in parts[0][1]}
     del parts
@@ -354,7 +358,9 @@ def write_model(model, report: dict, test_images: np.ndarray, out: Path) -> None
 
 def scene_training_arguments(description: str, out: Path, *, scenes: int, scenes_help: str,
                              epochs: int, share_1080: float, eval_scenes: int, lr: float,
-                             lr_help: str) -> argparse.Namespace:
+                             lr_help: str,
+                             more: Callable[[argparse.ArgumentParser], None] | None = None
+                             ) -> argparse.Namespace:
     """The command line of a network trained on rendered table scenes (the card detector,
     the pile network), with these defaults."""
     parser = argparse.ArgumentParser(description=description)
@@ -369,16 +375,19 @@ def scene_training_arguments(description: str, out: Path, *, scenes: int, scenes
                         "scenes whose deck has a back of no design (simulator.backs); the "
                         "test scenes have none")
     run_arguments(parser, out, BATCH)
+    if more is not None:
+        more(parser)
     return parser.parse_args()
 
 
-def train_on_scenes(make: Callable, args: argparse.Namespace
+def train_on_scenes(make: Callable, args: argparse.Namespace,
+                    extra: tuple[np.ndarray, dict[str, np.ndarray]] | None = None
                     ) -> tuple[Any, int, dict, np.ndarray]:
     """A network trained on data from `make` (`trained_network`) and tested: the network, how
     many images it trained on, its report's common part (`run_report`) and the test images to
     check its export on."""
     designs = start_training(args)  # training, calibration, held out
-    model, train_seconds, images = trained_network(make, args, designs[0])
+    model, train_seconds, images = trained_network(make, args, designs[0], extra)
     figures = calibrate_and_test(make, model, args, *designs[1:])
     test_images = figures.pop("test_images")
     report = run_report(args, model, train_seconds, figures, designs)
