@@ -127,6 +127,8 @@ def main() -> None:
                         "and report its `valid` photos")
     parser.add_argument("--real-per-card", type=int, default=6,
                         help="samples of each real card whose index shows")
+    parser.add_argument("--real-detector", type=Path, help="cut the real cards along the "
+                        "outlines this detector finds (where it finds them), as they are read")
     width_argument(parser)
     run_arguments(parser, MODELS / "card_classifier.onnx", BATCH)
     args = parser.parse_args()
@@ -136,7 +138,7 @@ def main() -> None:
                           no_cards=args.no_card)
     if args.real is not None:
         real_images, real_labels = make_real_classifier_data(
-            args.real, "train", args.seed, args.real_per_card, args.workers)
+            args.real, "train", args.seed, args.real_per_card, args.workers, args.real_detector)
         print(f"{len(real_images)} samples of the real photographs of {args.real}")
         images, labels = np.concatenate([images, real_images]), np.concatenate([labels,
                                                                                real_labels])
@@ -185,11 +187,12 @@ def main() -> None:
     report["confusions"] = [[a, b, n] for (a, b), n in confusions.most_common(15)]
     report["real_photos"] = None
     if args.real is not None:
-        valid_images, valid_labels = make_real_classifier_data(args.real, "valid",
-                                                               args.seed + 6, 1, args.workers)
+        valid_images, valid_labels = make_real_classifier_data(
+            args.real, "valid", args.seed + 6, 1, args.workers, args.real_detector)
         prob = softmax(logits_of(model, valid_images), temperature)
         report["real_photos"] = {"data": str(args.real), "train_samples": len(real_labels),
                                  "per_card": args.real_per_card,
+                                 "detector": str(args.real_detector or ""),
                                  "valid": answer_figures(prob, valid_labels, threshold)}
     if args.no_card:
         nothing, _ = data(args.seed + 5, held_designs, args.eval // 3, no_cards=1.0)

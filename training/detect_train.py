@@ -49,6 +49,7 @@ def main() -> None:
     model, _, report, test_images = train_on_scenes(make_detector_data, args, real)
     report = {**report, "real_photos": str(args.real) if args.real else None,
               "real_views": 0 if real is None else len(real[0]),
+              "real_rounds": args.real_rounds,
               "input_long_side": LONG_SIDE, "pad_multiple": MULTIPLE,
               "gmac_512x288": round(gmacs(model), 3), "marker_roles": list(MARKER_ROLES)}
     write_model(model, report, test_images, args.out)

@@ -230,8 +230,11 @@ def outlined(photo: Photo, refiner) -> tuple[np.ndarray, list[int]]:  # refiner:
 
 
 def _background(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
-    """A plain, blotchy table: one colour with soft light and fine grain."""
+    """A plain, blotchy table: one colour with soft light and fine grain; or, a fifth of the
+    time, black, as `vision.detect.prepare` pads a photo it shrinks (`PHOTO_ZOOMS`)."""
     w, h = size
+    if rng.random() < 0.2:
+        return np.zeros((h, w, 3), np.uint8)
     colour = rng.uniform(20, 235, 3)
     blotches = cv2.resize(rng.normal(0, rng.uniform(5, 30), (6, 10)).astype(np.float32),
                           (w, h), interpolation=cv2.INTER_CUBIC)[:, :, None]
@@ -242,7 +245,7 @@ def _background(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
 def _view_matrix(rng: np.random.Generator, kind: str, photo: Photo, shape: tuple[int, int]
                  ) -> np.ndarray:
     """A 2 × 3 affine map from the photo to a view: turned, scaled and placed by `kind`
-    (the whole photo; a close-up of one card filling 45–95 % of the view's height; far off,
+    (the whole photo; a close-up of one card filling 45–100 % of the view's height; far off,
     a card 4–12 % of the view's width)."""
     h, w = shape
     view_w, view_h = VIEW_SIZE
@@ -251,7 +254,7 @@ def _view_matrix(rng: np.random.Generator, kind: str, photo: Photo, shape: tuple
     long_side = float(max(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1])))
     turn = float(rng.uniform(-180, 180)) if rng.random() < 0.5 else float(rng.normal(0, 8))
     if kind == "close":
-        scale = rng.uniform(0.45, 0.95) * view_h / long_side
+        scale = rng.uniform(0.45, 1.0) * view_h / long_side
         centre = quad.mean(axis=0) + rng.normal(0, 0.1 * long_side, 2)
     elif kind == "far":
         scale = rng.uniform(0.04, 0.12) * view_w / (long_side * 0.71)
@@ -368,46 +371,66 @@ def corner_shown(owner: np.ndarray, quad: np.ndarray, index: int) -> float:
 
 
 def card_samples(rng: np.random.Generator, photo: Photo, image: np.ndarray, order: list[int],
-                 per_card: int) -> tuple[list[np.ndarray], list[int]]:
+                 per_card: int, seen_as: list[np.ndarray | None] | None = None
+                 ) -> tuple[list[np.ndarray], list[int]]:
     """`per_card` classifier inputs of each card of the photo whose index shows, each at a
-    random width in the frame, cut along a slightly wrong outline as the detector's, under
-    other light; and their labels (an index in `vision.classify.CLASSES`)."""
+    random width in the frame, cut along a slightly wrong outline, under other light; and
+    their labels (an index in `vision.classify.CLASSES`). `seen_as`: for each card, the
+    outline the recogniser found for it (what it will be read from), else None for the one
+    its box gives."""
     from vision.classify import CLASSES
     from vision.rectify import CARD_PX, portrait_order, rectify
 
     owner = owner_map(image.shape[:2], [np.float32(c.quad) for c in photo.cards], order)
+    seen_as = seen_as or [None] * len(photo.cards)
     images, labels = [], []
     for i, card in enumerate(photo.cards):
         if card.card not in CLASSES or corner_shown(owner, card.quad, i) < MIN_CORNER_SHOWN:
             continue
-        quad = np.float32(card.quad)
-        width = float(np.linalg.norm(quad[1] - quad[0]))
+        quad = np.float32(card.quad if seen_as[i] is None else seen_as[i])
+        width = float(min(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[1])))
         for _ in range(per_card):
             scale = min(1.0, float(np.exp(rng.uniform(*np.log(CARD_WIDTHS)))) / width)
             small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) \
                 if scale < 1 else image
             seen = quad * scale
             centre = seen.mean(axis=0)
-            seen = (seen - centre) * rng.normal(1.0, 0.04) + centre
-            seen += rng.normal(0, 0.03 * width * scale, seen.shape).astype(np.float32)
+            seen = (seen - centre) * rng.normal(1.0, 0.03) + centre
+            seen += rng.normal(0, 0.02 * width * scale, seen.shape).astype(np.float32)
             images.append(rectify(_photometric(rng, small), portrait_order(seen), CARD_PX,
                                   ordered=True))
             labels.append(CLASSES.index(card.card))
     return images, labels
 
 
+def found_outlines(recognizer, photo: Photo, image: np.ndarray) -> list[np.ndarray | None]:
+    """For each card of the photo, the outline the recogniser (`vision.pipeline.Recognizer`)
+    found for it, matched by box as the benches match (`labelled_detections`), or None."""
+    from vision.detect import PHOTO_ZOOMS
+
+    obs = recognizer.observe(image, zooms=PHOTO_ZOOMS)
+    labels = [dict(zip(("x1", "y1", "x2", "y2"), c.box, strict=True)) for c in photo.cards]
+    return [None if d < 0 else np.float32(obs.quads[d])
+            for d in labelled_detections(obs.quads, image.shape, labels)]
+
+
 def classifier_samples(data: Path, split: str, seed: int, per_card: int, start: int = 0,
-                       stop: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+                       stop: int | None = None, detector: Path | None = None
+                       ) -> tuple[np.ndarray, np.ndarray]:
     """`card_samples` of the photos `start:stop` of `split`: images (N, H, W, 3) uint8 and
-    labels (N,); reproducible from the seed."""
+    labels (N,); reproducible from the seed. With `detector`, each card is cut along the
+    outline that detector (and the shipped refiner) finds for it, where it finds one."""
+    from vision.pipeline import Recognizer
     from vision.refine import CardRefiner
 
     refiner = CardRefiner()
+    recognizer = None if detector is None else Recognizer(detector)
     images, labels = [], []
     for k, photo in enumerate(load(data, split)[start:stop], start):
         rng = np.random.default_rng([seed, k, 1])
         image, order = outlined(photo, refiner)
-        more, their = card_samples(rng, photo, image, order, per_card)
+        seen_as = None if recognizer is None else found_outlines(recognizer, photo, image)
+        more, their = card_samples(rng, photo, image, order, per_card, seen_as)
         images += more
         labels += their
     return np.uint8(images).reshape(-1, *images[0].shape) if images else \
@@ -415,14 +438,15 @@ def classifier_samples(data: Path, split: str, seed: int, per_card: int, start: 
 
 
 def make_real_classifier_data(data: Path, split: str, seed: int, per_card: int,
-                              workers: int = 2) -> tuple[np.ndarray, np.ndarray]:
+                              workers: int = 2, detector: Path | None = None
+                              ) -> tuple[np.ndarray, np.ndarray]:
     """`classifier_samples` of every photo of `split`, in `workers` processes."""
     from concurrent.futures import ProcessPoolExecutor
 
     count = len(load(data, split))
     bounds = np.linspace(0, count, max(1, workers) * 4 + 1).astype(int)
     with ProcessPoolExecutor(max(1, workers)) as pool:
-        jobs = [pool.submit(classifier_samples, data, split, seed, per_card, int(a), int(b))
-                for a, b in itertools.pairwise(bounds)]
+        jobs = [pool.submit(classifier_samples, data, split, seed, per_card, int(a), int(b),
+                            detector) for a, b in itertools.pairwise(bounds)]
         parts = [job.result() for job in jobs]
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
