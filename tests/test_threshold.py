@@ -16,6 +16,7 @@ from training.threshold import (
     fit_sharpness,
     fit_suits,
     gate,
+    hold_on_photos,
 )
 from vision.classify import MODEL
 
@@ -156,3 +157,26 @@ def test_an_unseen_error_asks_for_a_thousand_answers_before_any_threshold() -> N
     assert pick_threshold(few, np.ones(500, bool)) == 0.5  # none wrong: anything goes
     assert pick_threshold(few, np.ones(500, bool), unseen_errors=1) > 1  # but 500 say little
     assert pick_threshold(many, np.ones(2000, bool), unseen_errors=1) == 0.5
+
+
+def _photo_row(confidence: float, right: bool, suit: int, score: float = 0.8,
+               stray: bool = False) -> tuple:
+    # detector_cuts' columns: confidence, right, back, clear, stray, score, no card, suit,
+    # sharpness
+    return (confidence, right, False, True, stray, score, False, suit, 0.5)
+
+
+def test_real_photos_raise_a_suits_threshold_and_the_faces_score_and_never_lower_them():
+    report = {"threshold": 0.99, "covered_threshold": 1.01, "back_threshold": 0.99,
+              "min_detector_score": 0.3, "min_back_score": 0.5,
+              "suit_thresholds": {"S": 0.98, "H": 0.98, "D": 0.98, "C": 0.95},
+              "sharp_suit_thresholds": {}}
+    rows = [_photo_row(0.999, True, k) for k in range(4) for _ in range(50)]
+    rows += [_photo_row(0.97, False, 3)]  # a club read wrong at 0.97: clubs' 0.95 is too low
+    rows += [_photo_row(0.999, True, 0, score=0.32, stray=True)]  # a face on no card
+    figures = hold_on_photos(report, np.array(rows, np.float64))
+    assert 0.97 < report["suit_thresholds"]["C"] <= 0.999
+    assert report["suit_thresholds"]["S"] == 0.98  # held on the photos: not lowered
+    assert report["min_detector_score"] == 0.35  # the stray face's 0.32 no longer names it
+    assert figures["wrong_among_answered"] == 0 and figures["named_on_no_card"] == 0
+    assert figures["answered"] == pytest.approx(200 / 201, abs=1e-4)  # all but the club
