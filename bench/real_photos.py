@@ -19,20 +19,14 @@ on which the abstention is to be chosen; its `train` photos are for training onl
 from __future__ import annotations
 
 import argparse
-import csv
+import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 import cv2
 
-from training.real_photos import (
-    Photo,
-    PhotoCard,
-    labelled_detections,
-    outline_cards,
-    refine_quads,
-)
+from training.real_photos import Photo, labelled_detections, labels_of, load, outline, photo_export
 from vision.classify import MODEL as CLASSIFIER
 from vision.classify import UNKNOWN, CardClassifier
 from vision.detect import MODEL as DETECTOR
@@ -42,17 +36,16 @@ from vision.refine import CardRefiner
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "real_photos_dev"
 
 
-def photos(data: Path, rows: list[dict]) -> list[Photo]:
-    """The labelled rows grouped by photo, in the order first seen."""
-    grouped: dict[str, Photo] = {}
-    for row in rows:
-        photo = grouped.setdefault(row["file"], Photo(data / row["file"], row.get("split", "")))
-        box = tuple(int(float(row[k])) for k in ("x1", "y1", "x2", "y2"))
-        photo.cards.append(PhotoCard(row["rank"] + row["suit"], box))
-    return list(grouped.values())
+def read(photo: Photo):  # -> np.ndarray
+    """The photo's image; a photo that cannot be read ends the run in one line."""
+    image = cv2.imread(str(photo.file))
+    if image is None:
+        print(f"bench.real_photos: error: {photo.file}: not an image", file=sys.stderr)
+        raise SystemExit(2)
+    return image
 
 
-def recognize_all(data: Path, rows: list[dict], zooms: tuple[float, ...], detector: Path,
+def recognize_all(photos: list[Photo], zooms: tuple[float, ...], detector: Path,
                   classifier: Path) -> None:
     """The whole `recognize` path (detector, then classifier) on every photo."""
     from vision.pipeline import Recognizer
@@ -60,26 +53,22 @@ def recognize_all(data: Path, rows: list[dict], zooms: tuple[float, ...], detect
     recognizer = Recognizer(detector, classifier)
     outcome: Counter = Counter()
     extra = 0
-    by_file: dict[str, list[dict]] = {}
-    for row in rows:
-        by_file.setdefault(row["file"], []).append(row)
     started = time.perf_counter()
-    for file, labels in by_file.items():
-        image = cv2.imread(str(data / file))
+    for photo in photos:
+        image = read(photo)
         obs = recognizer.observe(image, zooms=zooms)
-        found = labelled_detections(obs.quads, image.shape, labels)
-        for row, best in zip(labels, found, strict=True):
-            truth = row["rank"] + row["suit"]
+        found = labelled_detections(obs.quads, image.shape, labels_of(photo))
+        for card, best in zip(photo.cards, found, strict=True):
             if best < 0:
                 outcome["not found"] += 1
                 continue
-            card = obs.cards[best]
-            key = "unknown" if card == UNKNOWN else "right" if card == truth else "wrong"
+            named = obs.cards[best]
+            key = "unknown" if named == UNKNOWN else "right" if named == card.card else "wrong"
             outcome[key] += 1
-            outcome["best guess right"] += obs.extra["best"][best] == truth
+            outcome["best guess right"] += obs.extra["best"][best] == card.card
         extra += len(obs) - sum(best >= 0 for best in found)
-    total = len(rows)
-    print(f"recognize on real photos: {total} cards in {len(by_file)} photos, "
+    total = sum(len(photo.cards) for photo in photos)
+    print(f"recognize on real photos: {total} cards in {len(photos)} photos, "
           f"{time.perf_counter() - started:.1f} s")
     for key, name in (("right", "identity"), ("unknown", "abstained"),
                       ("wrong", "conf. wrong"), ("not found", "not found")):
@@ -88,12 +77,42 @@ def recognize_all(data: Path, rows: list[dict], zooms: tuple[float, ...], detect
     print(f"  best guess right among the {found} found: {outcome['best guess right']} "
           f"({outcome['best guess right'] / max(1, found):.1%})")
     print(f"  phantom outlines (matching no labelled card): {extra} "
-          f"({extra / len(by_file):.2f} a photo; some photos hold unlabelled cards)")
+          f"({extra / len(photos):.2f} a photo; some photos hold unlabelled cards)")
+
+
+def classify_all(photos: list[Photo], classifier_model: Path, data: Path) -> None:
+    """The classifier alone on every labelled card, cut along its box-derived outline."""
+    classifier = CardClassifier(classifier_model)
+    refiner = CardRefiner()
+    outcome: Counter = Counter()
+    confusions: Counter = Counter()
+    started = time.perf_counter()
+    for photo in photos:
+        image = read(photo)
+        outline(photo, image, refiner)
+        predictions = classifier.classify_quads(image, [c.quad for c in photo.cards])
+        for card, prediction in zip(photo.cards, predictions, strict=True):
+            truth = card.card
+            if prediction.card == UNKNOWN:
+                outcome["unknown"] += 1
+            elif prediction.card == truth:
+                outcome["right"] += 1
+            else:
+                outcome["confident wrong"] += 1
+                confusions[(truth, prediction.card)] += 1
+            outcome["top1 right"] += prediction.best == truth
+    total = sum(len(photo.cards) for photo in photos)
+    seconds = time.perf_counter() - started
+    print(f"real photos: {total} labelled cards in {seconds:.1f} s ({data})")
+    for key in ("top1 right", "right", "unknown", "confident wrong"):
+        print(f"  {key:16} {outcome[key]:4d}  {outcome[key] / total:6.1%}")
+    print("  most confused:", ", ".join(f"{a}->{b} ×{n}" for (a, b), n in
+                                       confusions.most_common(8)) or "none")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--data", type=photo_export, default=str(DATA))
     parser.add_argument("--recognize", action="store_true",
                         help="run the whole recognize path instead of the labelled boxes")
     parser.add_argument("--one-zoom", action="store_true",
@@ -104,46 +123,15 @@ def main() -> None:
                         help="a candidate classifier (its .json beside it)")
     parser.add_argument("--split", help="only the rows of this split (the `split` column)")
     args = parser.parse_args()
-    rows = [row for row in csv.DictReader((args.data / "labels.csv").open())
-            if args.split is None or row.get("split") == args.split]
-    if not rows:
+    photos = load(args.data, args.split)
+    if not photos:
         parser.error(f"{args.data / 'labels.csv'}: no labelled card"
                      + (f" in split {args.split!r}" if args.split else ""))
     if args.recognize:
-        recognize_all(args.data, rows, (1.0,) if args.one_zoom else PHOTO_ZOOMS, args.detector,
+        recognize_all(photos, (1.0,) if args.one_zoom else PHOTO_ZOOMS, args.detector,
                       args.classifier)
-        return
-    classifier = CardClassifier(args.classifier)
-    refiner = CardRefiner()
-    outcome: Counter = Counter()
-    confusions: Counter = Counter()
-    started = time.perf_counter()
-    for photo in photos(args.data, rows):
-        image = cv2.imread(str(photo.file))
-        if image is None:
-            outcome["no outline"] += len(photo.cards)
-            continue
-        outline_cards(photo, image)
-        refine_quads(photo, image, refiner)
-        predictions = classifier.classify_quads(image, [c.quad for c in photo.cards])
-        for card, prediction in zip(photo.cards, predictions, strict=True):
-            truth = card.card
-            if prediction.card == UNKNOWN:
-                outcome["unknown"] += 1
-                outcome["unknown but best right"] += prediction.best == truth
-            elif prediction.card == truth:
-                outcome["right"] += 1
-            else:
-                outcome["confident wrong"] += 1
-                confusions[(truth, prediction.card)] += 1
-            outcome["top1 right"] += prediction.best == truth
-    total = len(rows)
-    seconds = time.perf_counter() - started
-    print(f"real photos: {total} labelled cards in {seconds:.1f} s ({args.data})")
-    for key in ("top1 right", "right", "unknown", "confident wrong"):
-        print(f"  {key:16} {outcome[key]:4d}  {outcome[key] / total:6.1%}")
-    print("  most confused:", ", ".join(f"{a}->{b} ×{n}" for (a, b), n in
-                                       confusions.most_common(8)) or "none")
+    else:
+        classify_all(photos, args.classifier, args.data)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ photo into detector targets, on drawn cards whose outline is known (real OpenCV)
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import cv2
@@ -15,9 +16,11 @@ from training.real_photos import (
     box_quad,
     gradients,
     inscribed_quads,
+    load,
     owner_map,
     photo_view,
     stacking_order,
+    training_export,
 )
 from vision.geometry import polygon_iou
 
@@ -68,7 +71,7 @@ def test_of_two_overlapping_cards_the_one_whose_sides_show_is_on_top():
     cv2.polylines(image, [np.int32(np.rint(high))], True, (30, 30, 30), 2)
     photo = Photo(Path("drawn.png"), "train", [
         PhotoCard("2S", aabb(high), high), PhotoCard("3S", aabb(low), low)])
-    assert stacking_order(photo, image) == [1, 0]  # the 3S lies under the 2S
+    assert stacking_order(photo, gradients(image)) == [1, 0]  # the 3S lies under the 2S
     owner = owner_map(image.shape[:2], [high, low], [1, 0])
     centre = np.int32(high.mean(axis=0))
     assert owner[centre[1], centre[0]] == 0
@@ -93,3 +96,26 @@ def test_a_photo_view_labels_what_shows_of_each_card():
                                             True) > -2
         if kind == "whole" and shown["2S"] > 0.9:
             assert 0.3 < shown["3S"] < 0.95  # the lower card partly covered
+
+
+@pytest.mark.parametrize("labels, message", [
+    (None, "no labels.csv"),
+    (b"", "not the export's labels"),
+    (b"file,rank\nx.jpg,A\n", "not the export's labels (KeyError: 'x1')"),
+    (bytes(range(256)) * 8, "not the export's labels (UnicodeDecodeError"),
+    (b"file,rank,suit,x1,y1,x2,y2\na.jpg,A,S,1,2,x,4\n", "not the export's labels (ValueError"),
+    (b"file,rank,suit,x1,y1,x2,y2,split\na.jpg,A,S,1,2,3,4,valid\n", "no 'train' split"),
+])
+def test_a_folder_that_is_no_export_is_one_line_naming_why(tmp_path, labels, message):
+    if labels is not None:
+        (tmp_path / "labels.csv").write_bytes(labels)
+    with pytest.raises(argparse.ArgumentTypeError) as refused:
+        training_export(str(tmp_path))
+    assert message in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_an_export_with_both_splits_is_taken(tmp_path):
+    (tmp_path / "labels.csv").write_text("file,rank,suit,x1,y1,x2,y2,split\n"
+                                         "a.jpg,A,S,1,2,30,40,train\nb.jpg,2,H,5,6,70,80,valid\n")
+    assert training_export(str(tmp_path)) == tmp_path
+    assert [p.cards[0].card for p in load(tmp_path, "valid")] == ["2H"]

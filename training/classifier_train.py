@@ -33,7 +33,7 @@ from .evaluate import (
     pick_threshold,
     softmax,
 )
-from .real_photos import make_real_classifier_data
+from .real_photos import make_real_classifier_data, training_export
 from .training import (
     earlier_run,
     load_weights,
@@ -122,7 +122,8 @@ def main() -> None:
                         help="share of training samples where no card lies (a hero card, "
                         "a hand, a phone, the table), of a class of their own (NONE); 0 for the "
                         "shipped model (what 0.06 did: docs/vision.md, Next 6)")
-    parser.add_argument("--real", type=Path, help="also train on the `train` photos of this "
+    parser.add_argument("--real", type=training_export,
+                        help="also train on the `train` photos of this "
                         "export of ../shared/tools/real_photos_train.py (training.real_photos), "
                         "and report its `valid` photos")
     parser.add_argument("--real-per-card", type=int, default=6,

@@ -19,18 +19,18 @@ quad) and how often a fan of markers is counted exactly. Reproducible from the s
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from vision.detect import LONG_SIDE, MULTIPLE
 
 from .data import MODELS
 from .detect_data import MARKER_ROLES, make_detector_data
-from .real_photos import make_real_detector_data
+from .real_photos import make_real_detector_data, training_export
 from .scene_training import gmacs, scene_training_arguments, train_on_scenes, write_model
 
 
 def _real_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--real", type=Path, help="also train on the `train` photos of this "
+    parser.add_argument("--real", type=training_export,
+                        help="also train on the `train` photos of this "
                         "export of ../shared/tools/real_photos_train.py (training.real_photos)")
     parser.add_argument("--real-rounds", type=int, default=1,
                         help="views of each kind (whole, close, far) a real photo")

@@ -239,8 +239,8 @@ def _raised(report: dict) -> str:
     if best is None or best == report["score_threshold"]:
         return ""
     return (f" (the best F1 on the calibration designs is at {best}, where the figures below "
-            "are taken; raised by hand, as the shipped detector's was, to keep the precision "
-            "on drawn tables: `python -m bench.recognize` gives the figures at it)")
+            "are taken; raised by hand to keep the precision on drawn tables: `python -m "
+            "bench.recognize` gives the figures at it)")
 
 
 def _real_flag(report: dict) -> str:
@@ -251,8 +251,10 @@ def _real_flag(report: dict) -> str:
 def _real_views(report: dict) -> str:
     if not report.get("real_photos"):
         return ""
+    rounds = report.get("real_rounds", 1)
     return f""" And {report['real_views']} views of real photographs: {REAL_CREDIT}, its `train`
-split, each photo three times (whole, turned and placed at random; a close-up of one of its
+split, each photo {3 * rounds} times ({rounds} of each kind: whole, turned and placed at
+random; a close-up of one of its
 cards filling 45–100 % of the frame's height; far off, a card 4–12 % of its width), on a
 plain blotchy table (a fifth of the time black, as a shrunk photo is padded) where the photo
 does not reach, under other light, sometimes blurred,

@@ -9,7 +9,8 @@ Our detector and classifier want each card's outline, not its box. A card is a r
 (in perspective, nearly one), and a rectangle's box touches it at all four corners, so the
 box leaves one unknown: the card's turn. `box_quad` tries every turn whose rectangle fits the
 box with a card's proportions and keeps the one whose sides lie on the photo's edges. Where
-cards overlap, the one on top is the one whose sides show across the other (`on_top`).
+cards overlap, the one on top is the one whose sides show across the other
+(`stacking_order`).
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ class Photo:
 
 
 def load(data: Path, split: str | None = None) -> list[Photo]:
-    """The photos of `data/labels.csv` (of one split, or all), in file order."""
+    """The photos of `data/labels.csv` (of one split, or all), in file order. A missing
+    file or a malformed row raises OSError, KeyError or ValueError (`photo_export` says which in
+    one line)."""
     photos: dict[str, Photo] = {}
     with (data / "labels.csv").open(newline="") as rows:
         for row in csv.DictReader(rows):
@@ -54,6 +57,42 @@ def load(data: Path, split: str | None = None) -> list[Photo]:
             box = tuple(int(float(row[k])) for k in ("x1", "y1", "x2", "y2"))
             photo.cards.append(PhotoCard(row["rank"] + row["suit"], box))
     return list(photos.values())
+
+
+def photo_export(value: str) -> Path:
+    """An argparse type: a folder `real_photos_train.py` exported (or `real_photos_dev`),
+    its labels read whole, or a one-line error (exit 2) naming what is wrong."""
+    import argparse
+
+    data = Path(value)
+    try:
+        if not load(data):
+            raise ValueError("no labelled card")
+    except OSError as error:
+        raise argparse.ArgumentTypeError(f"{data}: no labels.csv ({error.strerror})") from None
+    except (KeyError, ValueError, csv.Error) as error:
+        raise argparse.ArgumentTypeError(f"{data / 'labels.csv'}: not the export's labels "
+                                         f"({type(error).__name__}: {error})") from None
+    return data
+
+
+def training_export(value: str) -> Path:
+    """An argparse type: `photo_export` holding both a `train` and a `valid` split, as
+    `real_photos_train.py` exports them (the trainings read one, report or fit on the other)."""
+    import argparse
+
+    data = photo_export(value)
+    splits = {photo.split for photo in load(data)}
+    missing = [split for split in ("train", "valid") if split not in splits]
+    if missing:
+        raise argparse.ArgumentTypeError(f"{data / 'labels.csv'}: no {missing[0]!r} split "
+                                         "(export it with ../shared/tools/real_photos_train.py)")
+    return data
+
+
+def labels_of(photo: Photo) -> list[dict]:
+    """The photo's card boxes as `labelled_detections` takes them (the labels' columns)."""
+    return [dict(zip(("x1", "y1", "x2", "y2"), card.box, strict=True)) for card in photo.cards]
 
 
 def gradients(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -114,20 +153,26 @@ def box_quad(gx: np.ndarray, gy: np.ndarray, box: tuple[int, int, int, int]
     return short_side_first(quads[best]), float(support[best])
 
 
-def outline_cards(photo: Photo, image: np.ndarray) -> None:
-    """Fill in every card's quad and support."""
-    gx, gy = gradients(image)
+Gradients = tuple[np.ndarray, np.ndarray]  # (gx, gy) of `gradients`
+
+
+def outline(photo: Photo, image: np.ndarray, refiner) -> Gradients:  # refiner: CardRefiner
+    """Fill in every card's quad and support (`box_quad`, then `refine_quads`); the image's
+    gradients, for `stacking_order`."""
+    grads = gradients(image)
     for card in photo.cards:
-        card.quad, card.support = box_quad(gx, gy, card.box)
+        card.quad, card.support = box_quad(*grads, card.box)
+    refine_quads(photo, image, grads, refiner)
+    return grads
 
 
-def refine_quads(photo: Photo, image: np.ndarray, refiner) -> None:  # refiner: CardRefiner
-    """Each card's quad moved onto the card's own corners by the shipped refiner, where that
-    puts its sides on stronger edges (it was trained on drawn cards; perspective and the
-    label's slack are what it fixes here)."""
+def refine_quads(photo: Photo, image: np.ndarray, grads: Gradients, refiner) -> None:
+    """Each card's quad moved onto the card's own corners by the shipped refiner
+    (`vision.refine.CardRefiner`), where that puts its sides on stronger edges (it was
+    trained on drawn cards; perspective and the label's slack are what it fixes here)."""
     if not photo.cards:
         return
-    gx, gy = gradients(image)
+    gx, gy = grads
     quads = np.float32([card.quad for card in photo.cards])
     refined = refiner.refine(image, quads)
     support = edge_support(gx, gy, refined)
@@ -156,11 +201,11 @@ def _sides_inside(gx: np.ndarray, gy: np.ndarray, quad: np.ndarray, other: np.nd
     return float(np.concatenate(strengths).mean()) if strengths else 0.0
 
 
-def stacking_order(photo: Photo, image: np.ndarray) -> list[int]:
-    """Card indices from the bottom of the table up. Where two cards overlap, the sides of
-    the one on top show across the other and the other's sides do not; each card is ranked
-    by the overlaps it wins."""
-    gx, gy = gradients(image)
+def stacking_order(photo: Photo, grads: Gradients) -> list[int]:
+    """Card indices from the bottom of the table up, from the photo's `gradients`. Where two
+    cards overlap, the sides of the one on top show across the other and the other's sides
+    do not; each card is ranked by the overlaps it wins."""
+    gx, gy = grads
     quads = [np.float32(card.quad) for card in photo.cards]
     wins = np.zeros(len(quads))
     for i in range(len(quads)):
@@ -224,9 +269,7 @@ def outlined(photo: Photo, refiner) -> tuple[np.ndarray, list[int]]:  # refiner:
     image = cv2.imread(str(photo.file))
     if image is None:
         raise ValueError(f"{photo.file}: not an image")
-    outline_cards(photo, image)
-    refine_quads(photo, image, refiner)
-    return image, stacking_order(photo, image)
+    return image, stacking_order(photo, outline(photo, image, refiner))
 
 
 def _background(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
@@ -337,17 +380,22 @@ def detector_views(data: Path, split: str, seed: int, rounds: int = 1, start: in
     return _stack(items)
 
 
+def over_photos(make, data: Path, split: str, workers: int, *args) -> list:
+    """`make(data, split, *args, start, stop)` over slices of the photos of `split` (four a
+    worker), in `workers` processes: the parts, in photo order."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    bounds = np.linspace(0, len(load(data, split)), max(1, workers) * 4 + 1).astype(int)
+    with ProcessPoolExecutor(max(1, workers)) as pool:
+        jobs = [pool.submit(make, data, split, *args, int(a), int(b))
+                for a, b in itertools.pairwise(bounds) if b > a]  # no empty slice
+        return [job.result() for job in jobs]
+
+
 def make_real_detector_data(data: Path, split: str, seed: int, rounds: int = 1,
                             workers: int = 2) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """`detector_views` over all the photos of `split`, in `workers` processes."""
-    from concurrent.futures import ProcessPoolExecutor
-
-    count = len(load(data, split))
-    bounds = np.linspace(0, count, max(1, workers) * 4 + 1).astype(int)
-    with ProcessPoolExecutor(max(1, workers)) as pool:
-        jobs = [pool.submit(detector_views, data, split, seed, rounds, int(a), int(b))
-                for a, b in itertools.pairwise(bounds)]
-        parts = [job.result() for job in jobs]
+    parts = over_photos(detector_views, data, split, workers, seed, rounds)
     images = np.concatenate([p[0] for p in parts])
     return images, {k: np.concatenate([p[1][k] for p in parts]) for k in parts[0][1]}
 
@@ -409,18 +457,18 @@ def found_outlines(recognizer, photo: Photo, image: np.ndarray) -> list[np.ndarr
     from vision.detect import PHOTO_ZOOMS
 
     obs = recognizer.observe(image, zooms=PHOTO_ZOOMS)
-    labels = [dict(zip(("x1", "y1", "x2", "y2"), c.box, strict=True)) for c in photo.cards]
     return [None if d < 0 else np.float32(obs.quads[d])
-            for d in labelled_detections(obs.quads, image.shape, labels)]
+            for d in labelled_detections(obs.quads, image.shape, labels_of(photo))]
 
 
-def classifier_samples(data: Path, split: str, seed: int, per_card: int, start: int = 0,
-                       stop: int | None = None, detector: Path | None = None
+def classifier_samples(data: Path, split: str, seed: int, per_card: int,
+                       detector: Path | None = None, start: int = 0, stop: int | None = None
                        ) -> tuple[np.ndarray, np.ndarray]:
     """`card_samples` of the photos `start:stop` of `split`: images (N, H, W, 3) uint8 and
     labels (N,); reproducible from the seed. With `detector`, each card is cut along the
     outline that detector (and the shipped refiner) finds for it, where it finds one."""
     from vision.pipeline import Recognizer
+    from vision.rectify import CARD_PX
     from vision.refine import CardRefiner
 
     refiner = CardRefiner()
@@ -434,19 +482,12 @@ def classifier_samples(data: Path, split: str, seed: int, per_card: int, start: 
         images += more
         labels += their
     return np.uint8(images).reshape(-1, *images[0].shape) if images else \
-        np.zeros((0, 100, 72, 3), np.uint8), np.int64(labels)
+        np.zeros((0, CARD_PX[1], CARD_PX[0], 3), np.uint8), np.int64(labels)
 
 
 def make_real_classifier_data(data: Path, split: str, seed: int, per_card: int,
                               workers: int = 2, detector: Path | None = None
                               ) -> tuple[np.ndarray, np.ndarray]:
     """`classifier_samples` of every photo of `split`, in `workers` processes."""
-    from concurrent.futures import ProcessPoolExecutor
-
-    count = len(load(data, split))
-    bounds = np.linspace(0, count, max(1, workers) * 4 + 1).astype(int)
-    with ProcessPoolExecutor(max(1, workers)) as pool:
-        jobs = [pool.submit(classifier_samples, data, split, seed, per_card, int(a), int(b),
-                            detector) for a, b in itertools.pairwise(bounds)]
-        parts = [job.result() for job in jobs]
+    parts = over_photos(classifier_samples, data, split, workers, seed, per_card, detector)
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])

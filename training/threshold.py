@@ -52,7 +52,7 @@ from vision.pipeline import Recognizer
 from .data import in_chunks
 from .designs import split_designs
 from .evaluate import MAX_CONFIDENT_ERRORS, STRAY_IOU, match_found, pick_threshold
-from .real_photos import box_overlap, labelled_detections, load
+from .real_photos import box_overlap, labelled_detections, labels_of, load, training_export
 
 SIZES = tuple(FRAME_SIZES.values())  # alternating, scene by scene
 CHUNK = 10  # scenes a parallel job
@@ -113,9 +113,7 @@ def photo_cuts(data: Path, split: str, classifier: str, detector: str = str(DETE
         if image is None:
             continue
         obs = recognizer.observe(image, zooms=PHOTO_ZOOMS)
-        labels = [dict(zip(("x1", "y1", "x2", "y2"), card.box, strict=True))
-                  for card in photo.cards]
-        found = labelled_detections(obs.quads, image.shape, labels)
+        found = labelled_detections(obs.quads, image.shape, labels_of(photo))
         sharpness = recognizer.classifier.sharpness(image, obs.quads)
         for card, d in zip(photo.cards, found, strict=True):
             if d < 0:
@@ -299,7 +297,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--model", type=Path, default=CLASSIFIER)
     parser.add_argument("--detector", type=Path, default=DETECTOR)
-    parser.add_argument("--real", type=Path, help="also hold the thresholds on the `valid` "
+    parser.add_argument("--real", type=training_export,
+                        help="also hold the thresholds on the `valid` "
                         "photos of this export of ../shared/tools/real_photos_train.py")
     args = parser.parse_args()
 
