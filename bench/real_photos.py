@@ -29,7 +29,7 @@ import cv2
 from training.real_photos import Photo, labelled_detections, labels_of, load, outline, photo_export
 from vision.classify import MODEL as CLASSIFIER
 from vision.classify import UNKNOWN, CardClassifier
-from vision.detect import MODEL as DETECTOR
+from vision.detect import PHOTO_MODEL as DETECTOR
 from vision.detect import PHOTO_ZOOMS
 from vision.refine import CardRefiner
 
@@ -50,7 +50,7 @@ def recognize_all(photos: list[Photo], zooms: tuple[float, ...], detector: Path,
     """The whole `recognize` path (detector, then classifier) on every photo."""
     from vision.pipeline import Recognizer
 
-    recognizer = Recognizer(detector, classifier)
+    recognizer = Recognizer(detector, classifier, photo_detector=detector)
     outcome: Counter = Counter()
     extra = 0
     started = time.perf_counter()
@@ -118,7 +118,8 @@ def main() -> None:
     parser.add_argument("--one-zoom", action="store_true",
                         help="with --recognize: the detector at one zoom only, as on video")
     parser.add_argument("--detector", type=Path, default=DETECTOR,
-                        help="with --recognize: a candidate detector")
+                        help="with --recognize: a candidate detector (default: the shipped "
+                        "photo detector, vision.detect.PHOTO_MODEL)")
     parser.add_argument("--classifier", type=Path, default=CLASSIFIER,
                         help="a candidate classifier (its .json beside it)")
     parser.add_argument("--split", help="only the rows of this split (the `split` column)")

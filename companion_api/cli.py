@@ -289,7 +289,8 @@ def _deck_add(args: argparse.Namespace, store) -> int:  # store: decks.DeckStore
                        f"{_numbered(photos, shots, args.name)}") from None
     path = store.add(registration.deck)
     deck = registration.deck
-    print(f"registered deck {deck.name}: {len(deck.cards)} cards"
+    print(f"registered deck {deck.name}: {len(deck.cards)} card"
+          f"{'s' if len(deck.cards) != 1 else ''}"
           f"{' and its back' if len(deck.backs) else ''} from {len(photos)} photo"
           f"{'s' if len(photos) > 1 else ''} in {time.perf_counter() - started:.1f} s "
           f"({path})")

@@ -19,6 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PRODUCT = {"cards", "tracker", "vision", "calibration", "models", "companion_api"}
 NEEDED = ["models/card_detector.onnx", "models/card_detector.json",
+          "models/photo_detector.onnx", "models/photo_detector.json",
           "models/card_classifier.onnx", "models/pile_detector.onnx",
           "models/card_refiner.onnx", "models/rank_expert.onnx", "models/suit_expert.onnx",
           "models/README.md", "tracker/rules/heroes/jaina.toml",

@@ -5,8 +5,10 @@
                                   # writes models/card_detector.onnx and its .json report
     python -m training.detect_train --init models/card_detector.onnx --lr 6e-4 --seed 1
                                   # continues from the shipped model, on new scenes
-    python -m training.detect_train --real /work/data/real_photos_train ...
-                                  # and on views of real photographs (training.real_photos)
+    python -m training.detect_train --real /work/data/real_photos_train \
+        --init models/photo_detector.pt --out models/photo_detector.onnx ...
+                                  # the photo detector: on views of real photographs too
+                                  # (training.real_photos; vision.detect.PHOTO_MODEL)
 
 The network and its training are `training.scene_training`'s, on whole frames (targets:
 `training.detect_data`). Whole design families are held out as for the classifier

@@ -300,20 +300,49 @@ def _earlier(run: dict | None) -> str:
     while run:
         data = (f"{run['scenes']} scenes" if "scenes" in run
                 else f"{run['train_samples']} samples")
+        if run.get("real_views"):
+            data += f" and {run['real_views']} views of real photographs"
         text += (f"It continues a run of {run['epochs']} epochs on {data} "
                  f"(seed {run['seed']}, {run['train_seconds']} s). ")
         run = run.get("continued_from")
     return text
 
 
-def render_detector(report: dict) -> str:
+PHOTO_ROLE = """`photo_detector.onnx` is the card detector's network continued on real
+photographs as well as drawn tables. It looks at photos of any framing (`deck add`,
+`recognize` of a photo that is no table view; `vision.detect.PHOTO_ZOOMS`), where it names
+far more cards (`python -m bench.real_photos --recognize`; docs/vision.md, "Real
+photographs"); table views and live video keep `card_detector.onnx`, behind which the
+classifier's thresholds were fitted and the tracker measured (`python -m bench.track
+--camera video`). It finds every card in a frame"""
+
+
+def _real_figures(report: dict) -> str:
+    """The photo detector's figures on real photographs, before and after, if measured."""
+    real = report.get("real_figures")
+    if not real:
+        return ""
+    rows = "\n".join(f"| {figure} | `{command}` | {before} | {after} |"
+                     for figure, command, before, after in real["rows"])
+    return f"""
+**On real photographs** (before: {real['before']}; after: {real['after']}; REAL is the
+export of `../shared/tools/real_photos_train.py`):
+
+| figure | command | before | after |
+| --- | --- | --- | --- |
+{rows}
+"""
+
+
+def render_detector(report: dict, photos: bool = False) -> str:
     rows = "\n".join([_detector_row("calibration designs, 720p", report["calibration"])]
                      + [_detector_row(f"held out, {name}", m)
                         for name, m in report["held_out"].items()])
+    role = PHOTO_ROLE if photos else "`card_detector.onnx` finds every card in a frame"
     return f"""
-# Card detector: model card
+# {'Photo' if photos else 'Card'} detector: model card
 
-`card_detector.onnx` finds every card in a frame (`vision.detect.CardDetector`): a
+{role} (`vision.detect.CardDetector`): a
 CenterNet-style network on the frame scaled to {report['input_long_side']} px on its long
 side, an anchor heatmap every {report['stride']} input px on the visible part of each card
 (at the middle of the ridge of its distance transform, `training.detect_data.ridge_middle`;
@@ -330,7 +359,8 @@ thread. Score threshold {report['score_threshold']}{_raised(report)}, rotated-bo
 frame with a few cards).{_real_views(report)} {report['epochs']} epochs {_where(report)}
 ({report['train_seconds']} s), seed {report['seed']} (`python -m training.detect_train --scenes
 {report['scenes']} --epochs {report['epochs']} --seed {report['seed']} --eval \
-{report['calibration']['scenes']}{_init(report)}{_real_flag(report)}`).
+{report['calibration']['scenes']}{_init(report)}{_real_flag(report)}\
+{' --out models/photo_detector.onnx' if photos else ''}`).
 {_earlier(report.get('continued_from'))}The same design families as the classifier are held out.
 
 **Figures** (test scenes include close-ups; a detection is right at IoU ≥
@@ -340,7 +370,7 @@ whole recognizer on table scenes: `python -m bench.recognize`):
 | set | scenes | cards | recall | precision | minions found | marker fans counted exactly |
 | --- | --- | --- | --- | --- | --- | --- |
 {rows}
-"""
+{_real_figures(report)}"""
 
 
 def render_piles(report: dict) -> str:
@@ -499,6 +529,7 @@ def main() -> None:
     refiner_report = json.loads(refiner.with_suffix(".json").read_text())
     (MODELS / "README.md").write_text(
         render_card(report, speed, model.stat().st_size) + render_detector(detector)
+        + render_detector(json.loads((MODELS / "photo_detector.json").read_text()), True)
         + render_piles(json.loads((MODELS / "pile_detector.json").read_text()))
         + render_refiner(refiner_report, _speed(refiner, refiner_report["crop_px"], "cuts"))
         + _expert_cards(report))

@@ -472,7 +472,7 @@ def classifier_samples(data: Path, split: str, seed: int, per_card: int,
     from vision.refine import CardRefiner
 
     refiner = CardRefiner()
-    recognizer = None if detector is None else Recognizer(detector)
+    recognizer = None if detector is None else Recognizer(detector, photo_detector=detector)
     images, labels = [], []
     for k, photo in enumerate(load(data, split)[start:stop], start):
         rng = np.random.default_rng([seed, k, 1])

@@ -116,7 +116,8 @@ def earlier_run(init: Path | None) -> dict | None:
         return None
     earlier = json.loads(report.read_text())
     return {k: earlier[k] for k in ("scenes", "train_samples", "epochs", "seed",
-                                    "train_seconds", "lr", "continued_from") if k in earlier}
+                                    "train_seconds", "lr", "real_views", "continued_from")
+            if k in earlier}
 
 
 def train_mode(model, warm_start: bool) -> None:

@@ -35,6 +35,10 @@ from .runtime import ModelError, load_model, shipped
 
 MODEL = shipped("card_detector.onnx")
 PILE_MODEL = MODEL.with_name("pile_detector.onnx")  # the second look at piles (`vision.piles`)
+# Photos of any framing (`PHOTO_ZOOMS`) are looked at by the same network trained on real
+# photographs as well; table views keep the one whose thresholds the classifier was fitted
+# behind (docs/vision.md, "Real photographs", second stop).
+PHOTO_MODEL = MODEL.with_name("photo_detector.onnx")
 LONG_SIDE = 512  # network input: the frame's long side, in px
 MULTIPLE = 32  # input padded to a multiple of the deepest stride
 STRIDE = 4  # input px per output cell
@@ -48,13 +52,22 @@ CHANNELS = BOX_CHANNELS + VOTES
 SIN2, FACE_UP, VOTE_X, VOTE_Y = (CHANNELS.index(c) for c in ("sin2", "face_up", *VOTES))
 VOTE_MERGE = 1.0  # cells: candidates whose votes land nearer than this are one card
 MAX_CANDIDATES = 1000  # cells over the threshold, best first, that decoding looks at
-# Zooms for a photo of unknown card size: as framed, shrunk to 0.7 and to half (a phone photo
-# of a few cards, each a third of the frame, then shows them at a table view's size;
-# docs/vision.md, "Photos of any framing").
-PHOTO_ZOOMS = (1.0, 0.7, 0.5)
+# Zooms for a photo of unknown card size: as framed, then shrunk down to a quarter (a phone
+# photo of a few cards, each a third of the frame, shows them at a table view's size at half;
+# a close-up of one card at a quarter; docs/vision.md, "Photos of any framing").
+PHOTO_ZOOMS = (1.0, 0.7, 0.5, 0.35, 0.25)
 # One card found at two zooms: its boxes overlap at least this much. A card's two boxes lie a
 # tenth of a card apart, and kept both they crowd each other out of clear view.
 ZOOM_MERGE_IOU = 0.5
+# A box pooled from a photo that has under this share of the area of a surer box holding
+# PART_INSIDE of it is a part of that card (a pip, an index corner) taken for a card at a
+# zoom that shows the card too large: the cards of one photo are much of a size.
+PART_AREA = 0.25
+PART_INSIDE = 0.7
+# Zooms under half find a close-up's card, and on photos of a few cards stray boxes across
+# two of them: there only a sure box counts (real `valid` photos: phantoms 0.57 a photo
+# with every box, 0.18 from 0.6 up, as with no small zoom; docs/vision.md).
+SMALL_ZOOM_SCORE = 0.6
 # A card in clear view: its anchor (the middle of what shows) lies at its centre, and no other
 # card showing a face has a box that covers half of it. Only there can a face be read without
 # another face passing for it (see `vision.classify`). 0.15 of the short side holds nearly
@@ -206,6 +219,17 @@ def in_clear_view(overlaps: np.ndarray, off_centre: np.ndarray,
     return (np.asarray(off_centre) < CLEAR_OFF_CENTRE) & ~crowded
 
 
+def parts_of_cards(quads: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """Which boxes lie mostly inside a surer box of four times their area or more (see
+    `PART_AREA`). The overlap of a pair comes from its IoU: I / (a + b - I) = IoU."""
+    areas = np.array([abs(cv2.contourArea(np.float32(q))) for q in quads])
+    iou = iou_matrix(quads, quads)
+    inside = iou * (areas[:, None] + areas[None]) / (1 + iou) / np.maximum(areas[:, None], 1e-9)
+    holder = ((inside >= PART_INSIDE) & (areas[:, None] < PART_AREA * areas[None])
+              & (np.asarray(scores)[None] > np.asarray(scores)[:, None]))
+    return holder.any(axis=1)
+
+
 def orientations(quads: np.ndarray, table_from_image: np.ndarray | None = None) -> list[str]:
     """UPRIGHT where the long side runs along the image's vertical (or, given the table
     homography, along the table's y axis), SIDEWAYS otherwise."""
@@ -351,6 +375,12 @@ class CardDetector:
             memory.remember(centre, short, image, seen)
         return seen, view
 
+    def _found_at(self, frame: np.ndarray, zoom: float) -> Found:
+        found = Found.of(*self.boxes(frame, zoom))
+        if zoom < 0.5:
+            found = found[np.nonzero(found.score >= SMALL_ZOOM_SCORE)[0]]
+        return found
+
     def detect(self, frame: np.ndarray, table_from_image: np.ndarray | None = None,
                timestamp: float = 0.0, zooms: tuple[float, ...] = (1.0,)) -> Observation:
         """The cards in a BGR frame: quads in the frame's px (clockwise, first edge short),
@@ -362,9 +392,10 @@ class CardDetector:
         table view), each pile is then looked at again (`look_again`); photos of any framing
         are not: on the real photos the second look found more cards but left more stray
         boxes, and fewer cards were named."""
-        found = Found.concatenate([Found.of(*self.boxes(frame, zoom)) for zoom in zooms])
-        if len(zooms) > 1:  # pooled: a card found at two zooms kept once
+        found = Found.concatenate([self._found_at(frame, zoom) for zoom in zooms])
+        if len(zooms) > 1:  # pooled: a card found at two zooms kept once, no part of a card
             found = found[rotated_nms(found.quads, found.score, ZOOM_MERGE_IOU)]
+            found = found[np.nonzero(~parts_of_cards(found.quads, found.score))[0]]
         else:
             found = self.look_again(frame, found)
         quads = found.quads.astype(np.float32)

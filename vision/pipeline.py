@@ -20,6 +20,7 @@ from .classify import MODEL as CLASSIFIER
 from .classify import NO_CARD, UNKNOWN, CardClassifier, Prediction
 from .deck import Deck, DeckCheck, templates
 from .detect import MODEL as DETECTOR
+from .detect import PHOTO_MODEL as PHOTO_DETECTOR
 from .detect import PILE_MODEL, CardDetector, orientations
 from .memory import CardMemory, StillFrames, thumbnails
 from .observation import Observation
@@ -49,13 +50,18 @@ def _noise(frame: np.ndarray, quad: np.ndarray) -> bool:
 class Recognizer:
     def __init__(self, detector: Path = DETECTOR, classifier: Path = CLASSIFIER,
                  refiner: Path = REFINER, *, piles: Path | None = PILE_MODEL,
-                 threads: int = 1, video: bool = False, deck: Deck | None = None) -> None:
+                 photo_detector: Path | None = PHOTO_DETECTOR, threads: int = 1,
+                 video: bool = False, deck: Deck | None = None) -> None:
         """`piles`: the detector's second look at piles (`vision.piles`), None for none;
+        `photo_detector`: the detector for photos of any framing (several zooms), loaded
+        when the first is looked at; None: `detector` looks at them too;
         `video`: frames come from one camera in order, and still cards and piles keep what
         was found in them; otherwise every frame stands alone (photos). `deck`: the players'
         registered deck (`vision.deck`), which reads the cards while the frames show it
         (`deck_in_use`: photos too are taken to show one table)."""
         self.detector = CardDetector(detector, threads=threads, piles=piles, video=video)
+        self._photo_detector = photo_detector
+        self._threads = threads
         self.refiner = CardRefiner(refiner, threads=threads)
         self.classifier = CardClassifier(classifier, threads=threads)
         self.memory = CardMemory() if video else None
@@ -64,6 +70,14 @@ class Recognizer:
         self.deck_check = DeckCheck()
         self._last: tuple[tuple[float, ...], Observation] | None = None  # zooms, found
         self.looked = False  # whether the last `observe` ran the models
+
+    @property
+    def photo_detector(self) -> CardDetector:
+        """The detector for photos of any framing (`PHOTO_ZOOMS`), loaded at first use."""
+        if isinstance(self._photo_detector, Path):
+            self._photo_detector = CardDetector(self._photo_detector, threads=self._threads,
+                                                piles=None)
+        return self._photo_detector or self.detector
 
     def forget(self) -> None:
         """Start afresh on another recording, the models kept loaded: nothing remembered of
@@ -106,7 +120,8 @@ class Recognizer:
     def _look(self, frame: np.ndarray, table_from_image: np.ndarray | None,
               timestamp: float, zooms: tuple[float, ...]) -> Observation:
         """`observe` with the models, each card not recalled named afresh."""
-        obs = self.detector.detect(frame, table_from_image, timestamp, zooms)
+        detector = self.detector if len(zooms) == 1 else self.photo_detector
+        obs = detector.detect(frame, table_from_image, timestamp, zooms)
         recalled, thumbs = self._recall(frame, obs.quads)
         fresh = [i for i, j in enumerate(recalled) if j < 0]
         outlines = self.refiner.refine(frame, obs.quads[fresh])
