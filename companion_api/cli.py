@@ -183,7 +183,7 @@ def _recognize(args: argparse.Namespace) -> int:
                 print(f"hearthtop-companion: warning: {path}: {error}; zones left empty",
                       file=sys.stderr)
         # a table view (markers found) shows cards at the trained size; any other photo may
-        # be a close-up, so the detector looks at two scales
+        # be a close-up, so the photo detector looks at it at several scales
         obs = recognizer.observe(frame, calibration.image_to_table if calibration else None,
                                  zooms=(1.0,) if calibration else PHOTO_ZOOMS)
         if calibration is not None:
