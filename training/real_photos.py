@@ -59,21 +59,28 @@ def load(data: Path, split: str | None = None) -> list[Photo]:
     return list(photos.values())
 
 
-def photo_export(value: str) -> Path:
-    """An argparse type: a folder `real_photos_train.py` exported (or `real_photos_dev`),
-    its labels read whole, or a one-line error (exit 2) naming what is wrong."""
+def _export(value: str) -> tuple[Path, list[Photo]]:
+    """The folder `value` and its photos, or an argparse error naming what is wrong."""
     import argparse
 
     data = Path(value)
     try:
-        if not load(data):
-            raise ValueError("no labelled card")
+        photos = load(data)
     except OSError as error:
         raise argparse.ArgumentTypeError(f"{data}: no labels.csv ({error.strerror})") from None
     except (KeyError, ValueError, csv.Error) as error:
         raise argparse.ArgumentTypeError(f"{data / 'labels.csv'}: not the export's labels "
                                          f"({type(error).__name__}: {error})") from None
-    return data
+    if not photos:
+        raise argparse.ArgumentTypeError(f"{data / 'labels.csv'}: not the export's labels "
+                                         "(ValueError: no labelled card)")
+    return data, photos
+
+
+def photo_export(value: str) -> Path:
+    """An argparse type: a folder `real_photos_train.py` exported (or `real_photos_dev`),
+    its labels read whole, or a one-line error (exit 2) naming what is wrong."""
+    return _export(value)[0]
 
 
 def training_export(value: str) -> Path:
@@ -81,8 +88,8 @@ def training_export(value: str) -> Path:
     `real_photos_train.py` exports them (the trainings read one, report or fit on the other)."""
     import argparse
 
-    data = photo_export(value)
-    splits = {photo.split for photo in load(data)}
+    data, photos = _export(value)
+    splits = {photo.split for photo in photos}
     missing = [split for split in ("train", "valid") if split not in splits]
     if missing:
         raise argparse.ArgumentTypeError(f"{data / 'labels.csv'}: no {missing[0]!r} split "

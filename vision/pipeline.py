@@ -11,6 +11,7 @@ neither.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cached_property
 from pathlib import Path
 
 import cv2
@@ -60,7 +61,7 @@ class Recognizer:
         registered deck (`vision.deck`), which reads the cards while the frames show it
         (`deck_in_use`: photos too are taken to show one table)."""
         self.detector = CardDetector(detector, threads=threads, piles=piles, video=video)
-        self._photo_detector = photo_detector
+        self._photo_model = photo_detector
         self._threads = threads
         self.refiner = CardRefiner(refiner, threads=threads)
         self.classifier = CardClassifier(classifier, threads=threads)
@@ -71,13 +72,12 @@ class Recognizer:
         self._last: tuple[tuple[float, ...], Observation] | None = None  # zooms, found
         self.looked = False  # whether the last `observe` ran the models
 
-    @property
+    @cached_property
     def photo_detector(self) -> CardDetector:
         """The detector for photos of any framing (`PHOTO_ZOOMS`), loaded at first use."""
-        if isinstance(self._photo_detector, Path):
-            self._photo_detector = CardDetector(self._photo_detector, threads=self._threads,
-                                                piles=None)
-        return self._photo_detector or self.detector
+        if self._photo_model is None:
+            return self.detector
+        return CardDetector(self._photo_model, threads=self._threads, piles=None)
 
     def forget(self) -> None:
         """Start afresh on another recording, the models kept loaded: nothing remembered of
