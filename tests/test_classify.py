@@ -121,6 +121,38 @@ def test_a_face_in_clear_view_needs_its_suits_threshold(monkeypatch):
     assert classifier.face_threshold("10H") == 0.96 and classifier.face_threshold("JK") == 0.999
 
 
+def test_a_photos_faces_need_the_photo_threshold_and_the_photo_experts_read_them(classifier):
+    # a phone photo of another deck is not a drawn table: its own experts (which also learnt
+    # real corners) and one threshold, chosen on real photographs (training.real_threshold)
+    photo = REPORT["photo"]
+    assert 0.5 <= classifier.photo_threshold < classifier.face_threshold("9S") < 1
+    assert photo["fit"]["split"] == "valid" and photo["fit"]["wrong"] == 0
+    assert photo["fit"]["surest_wrong"] < classifier.photo_threshold
+    fresh = CardClassifier()
+    assert "photo_experts" not in vars(fresh)  # loaded at the first photo, never for video
+    assert set(fresh.photo_experts) == set(EXPERTS)
+    assert all(fresh.photo_experts[name] is not fresh.experts[name] for name in photo["experts"])
+    rows = np.zeros((2, len(classifier.classes)), np.float32)
+    between = (classifier.photo_threshold + classifier.face_threshold("9S")) / 2
+    for row, card in zip(rows, ("9S", BACK), strict=True):
+        row[classifier.classes.index(card)] = between
+        row[classifier.classes.index("9C")] = 1 - between
+    on_a_table = [p.card for p in classifier.decide(rows)]
+    in_a_photo = [p.card for p in classifier.decide(rows, photo=True)]
+    assert on_a_table[0] == UNKNOWN and in_a_photo[0] == "9S"
+    assert in_a_photo[1] == on_a_table[1]  # a back keeps its own threshold
+
+
+def test_the_photo_experts_read_a_photos_cards_and_the_tables_experts_a_table_view(classifier):
+    result, quads = _cards_in_full_view((1920, 1080))
+    sharpness, table = classifier.fine_look(result.image, quads, every_card=True)
+    _, photo = classifier.fine_look(result.image, quads, every_card=True, photo=True)
+    for name in EXPERTS:
+        assert table[name].shape == photo[name].shape
+        assert not np.allclose(table[name], photo[name])  # other weights read them
+    assert len(sharpness) == len(quads)
+
+
 def test_a_sharp_face_needs_its_suits_sharp_threshold(monkeypatch):
     # the confident misreadings are of blurred cards: a sharp spade may be named surer
     classifier = CardClassifier()

@@ -61,12 +61,14 @@ def test_a_fan_of_real_cards_is_outlined_card_by_card_and_nothing_else(recognize
     assert named <= {label["card"] for label in labels}  # never a wrong name
 
 
-def test_photos_go_to_the_photo_detector_and_table_views_to_the_card_detector(recognizer):
+def test_photos_go_to_the_photo_detector_and_experts_and_table_views_do_not(recognizer):
     image, _ = photo("close_up_10S.jpg")
     live = Recognizer(video=True)
-    live.observe(image)  # a table view: the photo detector is not even loaded
-    assert "photo_detector" not in vars(live)  # never loaded
+    live.observe(image)  # a table view: the photo detector and experts are not even loaded
+    assert "photo_detector" not in vars(live) and "photo_experts" not in vars(live.classifier)
+    recognizer.observe(image, zooms=PHOTO_ZOOMS)
     assert recognizer.photo_detector is not recognizer.detector
+    assert "photo_experts" in vars(recognizer.classifier)
     # without it the card detector reads photos too, and takes the close-up's pips for cards
     alone = Recognizer(photo_detector=None)
     assert alone.photo_detector is alone.detector

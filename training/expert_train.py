@@ -15,27 +15,43 @@ multiplies its opinion into the classifier's for the faces in clear view
 The rank expert also learns the letters other decks print (V, D, R, 1: `classifier_data.reletter`)
 and corners with no rank at all, which leave it unsure among the courts and the ace.
 Same designs split, data and seeds as `training.classifier_train`; its data:
-`training.expert_data`.
+`training.expert_data`. `--real` adds the index corners of real photographs' cards, cut along
+the outlines the photo detector finds (`training.real_photos`): printed indices are alike
+from deck to deck, far more than faces are, so what is learnt of one real deck carries.
+
+    python -m training.expert_train --reads rank --init models/rank_expert.pt \
+        --train 30000 --epochs 3 --lr 1e-3 --real REAL   # the real photographs continued
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 import warnings
 from functools import partial
 from pathlib import Path
 
+import numpy as np
+
 from cards import SUITS
-from vision.classify import EXPERTS
+from vision.classify import CLASSES, EXPERTS
+from vision.detect import PHOTO_MODEL
 
 from .classifier_data import WIDTHS
 from .data import MODELS
 from .evaluate import fit_temperature, reading_figures, softmax
-from .expert_data import CARD, CORNER, make_data
-from .training import logits_of, run_arguments, save_weights, start_training, train_classifier
+from .expert_data import CARD, CORNER, corners, make_data
+from .real_photos import make_real_classifier_data, training_export
+from .training import (
+    earlier_run,
+    load_weights,
+    logits_of,
+    run_arguments,
+    save_weights,
+    start_training,
+    train_classifier,
+)
 
 BATCH = 128
 
@@ -94,6 +110,17 @@ def export(model, temperature: float, path: Path) -> None:
                           dynamic_axes={"cards": {0: "n"}, "probabilities": {0: "n"}})
 
 
+def real_corners(args: argparse.Namespace, split: str, seed: int, per_card: int,
+                 classes: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The index corners (`corners`) of the cards of the real photographs' `split` whose
+    index shows, `per_card` cuts of each, and what each is among the expert's classes."""
+    cards, labels = make_real_classifier_data(args.real, split, seed, per_card, args.workers,
+                                              args.real_detector, CARD)
+    kind = EXPERTS[args.reads]
+    faces = [kind.of_face(CLASSES[label]) for label in labels]
+    return corners(cards), np.int64([classes.index(face) for face in faces])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--train", type=int, default=80_000, help="training samples")
@@ -103,6 +130,13 @@ def main() -> None:
     parser.add_argument("--reads", choices=sorted(EXPERTS), default="suit")
     parser.add_argument("--relettered", type=float, help="share of training courts and aces "
                         "with another index letter or none (default: 0.35 for ranks, else 0)")
+    parser.add_argument("--real", type=training_export,
+                        help="also train on the `train` photos of this export of "
+                        "../shared/tools/real_photos_train.py, and report its `valid` photos")
+    parser.add_argument("--real-per-card", type=int, default=6,
+                        help="cuts of each real card whose index shows")
+    parser.add_argument("--real-detector", type=Path, default=PHOTO_MODEL,
+                        help="cut the real cards along the outlines this detector finds")
     run_arguments(parser, None, BATCH)
     args = parser.parse_args()
     args.out = args.out or MODELS / f"{args.reads}_expert.onnx"
@@ -110,16 +144,24 @@ def main() -> None:
         0.35 if args.reads == "rank" else 0.0)
     classes = EXPERTS[args.reads].classes
     train_designs, calibration_designs, held_designs = start_training(args)
-    if args.init:
-        sys.exit("--init: an expert trains from scratch only")
     data = partial(make_data, workers=args.workers, cache=args.data_cache, reads=args.reads)
     images, labels = data(args.seed, train_designs, args.train, relettered=relettered)
+    real_train = 0
+    if args.real is not None:
+        real_images, real_labels = real_corners(args, "train", args.seed, args.real_per_card,
+                                                classes)
+        real_train = len(real_labels)
+        print(f"{real_train} index-corner pairs of the real photographs of {args.real}")
+        images = np.concatenate([images, real_images])
+        labels = np.concatenate([labels, real_labels])
     cal_images, cal_labels = data(args.seed + 4, calibration_designs, args.eval)
     model = build_model(len(classes))
+    load_weights(model, args.init)
     started = time.perf_counter()
     # no half turns: the two corners of a half-turned card are the same two corners
     train_classifier(model, images, labels, args.epochs, args.seed, args.lr,
-                     device=args.device, batch=args.batch, half_turns=False)
+                     warm_start=args.init is not None, device=args.device, batch=args.batch,
+                     half_turns=False)
     train_seconds = time.perf_counter() - started
     model.cpu()
     temperature = fit_temperature(logits_of(model, cal_images), cal_labels)
@@ -127,6 +169,7 @@ def main() -> None:
         "reads": args.reads, "seed": args.seed, "train_samples": args.train,
         "relettered": relettered, "epochs": args.epochs,
         "train_seconds": round(train_seconds), "lr": args.lr, "temperature": temperature,
+        "init": str(args.init) if args.init else None, "continued_from": earlier_run(args.init),
         "classes": list(classes), "input_px": list(CARD), "corner_px": list(CORNER),
         "train_designs": train_designs, "calibration_designs": calibration_designs,
         "held_out_designs": held_designs,
@@ -137,11 +180,20 @@ def main() -> None:
         test_images, test_labels = data(args.seed + 2, held_designs, args.eval, width_px=width)
         report["held_out"][name] = reading_figures(
             softmax(logits_of(model, test_images), temperature), test_labels, classes)
+    report["real_photos"] = None
+    if args.real is not None:
+        valid_images, valid_labels = real_corners(args, "valid", args.seed + 6, 1, classes)
+        report["real_photos"] = {
+            "data": str(args.real), "train_samples": real_train,
+            "per_card": args.real_per_card, "detector": str(args.real_detector),
+            "valid": reading_figures(softmax(logits_of(model, valid_images), temperature),
+                                     valid_labels, classes)}
     export(model, temperature, args.out)
     save_weights(model, args.out)
     report["onnx_bytes"] = args.out.stat().st_size
     args.out.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps({k: report[k] for k in ("calibration", "held_out", "temperature")},
+    print(json.dumps({k: report[k] for k in ("calibration", "held_out", "real_photos",
+                                             "temperature")},
                      indent=2))
 
 

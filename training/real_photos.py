@@ -426,13 +426,13 @@ def corner_shown(owner: np.ndarray, quad: np.ndarray, index: int) -> float:
 
 
 def card_samples(rng: np.random.Generator, photo: Photo, image: np.ndarray, order: list[int],
-                 per_card: int, seen_as: list[np.ndarray | None] | None = None
-                 ) -> tuple[list[np.ndarray], list[int]]:
+                 per_card: int, seen_as: list[np.ndarray | None] | None = None,
+                 size: tuple[int, int] | None = None) -> tuple[list[np.ndarray], list[int]]:
     """`per_card` classifier inputs of each card of the photo whose index shows, each at a
     random width in the frame, cut along a slightly wrong outline, under other light; and
     their labels (an index in `vision.classify.CLASSES`). `seen_as`: for each card, the
     outline the recogniser found for it (what it will be read from), else None for the one
-    its box gives."""
+    its box gives; `size`: the cut's width × height (the classifier's input if None)."""
     from vision.classify import CLASSES
     from vision.rectify import CARD_PX, portrait_order, rectify
 
@@ -452,8 +452,8 @@ def card_samples(rng: np.random.Generator, photo: Photo, image: np.ndarray, orde
             centre = seen.mean(axis=0)
             seen = (seen - centre) * rng.normal(1.0, 0.03) + centre
             seen += rng.normal(0, 0.02 * width * scale, seen.shape).astype(np.float32)
-            images.append(rectify(_photometric(rng, small), portrait_order(seen), CARD_PX,
-                                  ordered=True))
+            images.append(rectify(_photometric(rng, small), portrait_order(seen),
+                                  size or CARD_PX, ordered=True))
             labels.append(CLASSES.index(card.card))
     return images, labels
 
@@ -469,11 +469,13 @@ def found_outlines(recognizer, photo: Photo, image: np.ndarray) -> list[np.ndarr
 
 
 def classifier_samples(data: Path, split: str, seed: int, per_card: int,
-                       detector: Path | None = None, start: int = 0, stop: int | None = None
+                       detector: Path | None = None, size: tuple[int, int] | None = None,
+                       start: int = 0, stop: int | None = None
                        ) -> tuple[np.ndarray, np.ndarray]:
-    """`card_samples` of the photos `start:stop` of `split`: images (N, H, W, 3) uint8 and
-    labels (N,); reproducible from the seed. With `detector`, each card is cut along the
-    outline that detector (and the shipped refiner) finds for it, where it finds one."""
+    """`card_samples` of the photos `start:stop` of `split`: images (N, H, W, 3) uint8 at
+    `size` and labels (N,); reproducible from the seed. With `detector`, each card is cut
+    along the outline that detector (and the shipped refiner) finds for it, where it finds
+    one."""
     from vision.pipeline import Recognizer
     from vision.rectify import CARD_PX
     from vision.refine import CardRefiner
@@ -485,16 +487,19 @@ def classifier_samples(data: Path, split: str, seed: int, per_card: int,
         rng = np.random.default_rng([seed, k, 1])
         image, order = outlined(photo, refiner)
         seen_as = None if recognizer is None else found_outlines(recognizer, photo, image)
-        more, their = card_samples(rng, photo, image, order, per_card, seen_as)
+        more, their = card_samples(rng, photo, image, order, per_card, seen_as, size)
         images += more
         labels += their
-    return np.uint8(images).reshape(-1, *images[0].shape) if images else \
-        np.zeros((0, CARD_PX[1], CARD_PX[0], 3), np.uint8), np.int64(labels)
+    width, height = size or CARD_PX
+    return np.uint8(images).reshape(-1, height, width, 3), np.int64(labels)
 
 
 def make_real_classifier_data(data: Path, split: str, seed: int, per_card: int,
-                              workers: int = 2, detector: Path | None = None
+                              workers: int = 2, detector: Path | None = None,
+                              size: tuple[int, int] | None = None
                               ) -> tuple[np.ndarray, np.ndarray]:
-    """`classifier_samples` of every photo of `split`, in `workers` processes."""
-    parts = over_photos(classifier_samples, data, split, workers, seed, per_card, detector)
+    """`classifier_samples` of every photo of `split` (cut at `size`), in `workers`
+    processes."""
+    parts = over_photos(classifier_samples, data, split, workers, seed, per_card, detector,
+                        size)
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])

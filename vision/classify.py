@@ -14,13 +14,18 @@ spade, while a heart is seldom anything else. And a sharp face has its own for e
 Where the classifier's report names index experts (`training.expert_train`: a card's suit, or
 its rank, from its index corners at twice the classifier's resolution), their opinions are
 multiplied into the classifier's for the faces in clear view, the suit expert's for sharp ones
-only (`EXPERTS`, `fine_look`, `decide`).
+only (`EXPERTS`, `fine_look`, `decide`). A photograph of any framing is not a table: where the
+report has a `photo` section, its index experts (which also learnt real photographs' corners)
+read a photo's cards and its faces are held to one threshold of their own, chosen on real
+photographs behind those experts (`photo_experts`, `photo_threshold`,
+`training.real_threshold`); the table's video keeps the experts and thresholds above.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import cv2
@@ -93,17 +98,23 @@ class CardClassifier:
             suits = {suit: float(t) for suit, t in report.get("suit_thresholds", {}).items()}
             sharp = {suit: float(t) for suit, t in report.get("sharp_suit_thresholds", {}).items()}
             sharp_from = float(report.get("min_sharpness", np.inf))  # absent: none is sharp
+            photo = report.get("photo") or {}  # absent: photos are read as tables are
+            photo_threshold = photo.get("threshold")
             experts = {name: report[f"{name}_expert"] for name in EXPERTS
                        if report.get(f"{name}_expert")}
-            return (report["classes"], (*thresholds, suits, sharp, sharp_from),
-                    tuple(report["input_px"]), scores, experts)
+            return (report["classes"], (*thresholds, suits, sharp, sharp_from,
+                                        None if photo_threshold is None
+                                        else float(photo_threshold)),
+                    tuple(report["input_px"]), scores, experts,
+                    {name: photo["experts"][name] for name in EXPERTS
+                     if photo.get("experts", {}).get(name)})
 
-        self.session, (self.classes, thresholds, self.input_px, scores, experts) = load_model(
+        self.session, (self.classes, thresholds, self.input_px, scores, experts,
+                       self._photo_expert_files) = load_model(
             model, "card classifier", read, threads=threads)
+        self._folder, self._threads = Path(model).parent, threads
         # the thresholds were fitted behind the experts the report names, so they must load
-        self.experts = {name: load_model(Path(model).parent / file, f"{name} expert",
-                                         lambda r: None, threads=threads)[0]
-                        for name, file in experts.items()}
+        self.experts = self._load_experts(experts)
         # the size `sharpness` and the experts cut a card out at, width × height
         self._fine_px = (SHARPNESS_SCALE * self.input_px[0], SHARPNESS_SCALE * self.input_px[1])
         # for each expert, each class's own class in the expert's eyes (its suit, its rank),
@@ -119,7 +130,21 @@ class CardClassifier:
         # what is no card
         (self.threshold, self.covered_threshold, self.back_threshold,
          self.no_card_threshold, self.suit_thresholds, self.sharp_suit_thresholds,
-         self.min_sharpness) = thresholds
+         self.min_sharpness, self.photo_threshold) = thresholds
+
+    def _load_experts(self, files: dict[str, str]) -> dict:
+        """Sessions on the index experts `files` names (by expert), beside the classifier."""
+        return {name: load_model(self._folder / file, f"{name} expert", lambda r: None,
+                                 threads=self._threads)[0]
+                for name, file in files.items()}
+
+    @cached_property
+    def photo_experts(self) -> dict:
+        """The index experts that read photographs (the report's `photo` section: experts
+        that also learnt real photographs' corners), loaded at first use; else the table's."""
+        if not self._photo_expert_files:
+            return self.experts
+        return {**self.experts, **self._load_experts(self._photo_expert_files)}
 
     def face_threshold(self, card: str, sharp: bool = False) -> float:
         """The confidence a face in clear view needs: its suit's own, where one was fitted
@@ -162,23 +187,24 @@ class CardClassifier:
         return cut_sharpness(self.rectify_quads(image, quads, self._fine_px))
 
     def fine_look(self, image: np.ndarray, quads: np.ndarray, every_card: bool = False,
-                  ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+                  photo: bool = False) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """Each card quadrilateral of `image` cut out at SHARPNESS_SCALE times the model's
         input, once for all: its `sharpness`, and each index expert's probabilities by its
         name ((N, 4) for the suits in SUITS' order, (N, 13) for the ranks in RANKS'), for the
         cards as sharp as the expert needs (EXPERTS; NaN for the others, which `decide` would
-        not use), or for all with `every_card`."""
+        not use), or for all with `every_card`; `photo`: by the `photo_experts`."""
         cards = self.rectify_quads(image, quads, self._fine_px)
         sharpness = cut_sharpness(cards)
-        return sharpness, self.expert_readings(cards, None if every_card else sharpness)
+        return sharpness, self.expert_readings(cards, None if every_card else sharpness, photo)
 
-    def expert_readings(self, cards: np.ndarray,
-                        sharpness: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    def expert_readings(self, cards: np.ndarray, sharpness: np.ndarray | None = None,
+                        photo: bool = False) -> dict[str, np.ndarray]:
         """Each index expert's probabilities by its name for cards cut out at SHARPNESS_SCALE
         times the model's input (N, H, W, 3 BGR uint8), at the cards whose `sharpness` is
-        what the expert needs (EXPERTS), NaN at the others; at all if none is given."""
+        what the expert needs (EXPERTS), NaN at the others; at all if none is given.
+        `photo`: the `photo_experts` read them."""
         readings = {}
-        for name, expert in self.experts.items():
+        for name, expert in (self.photo_experts if photo else self.experts).items():
             kind = EXPERTS[name]
             read = (np.ones(len(cards), bool) if sharpness is None
                     else sharpness >= kind.min_sharpness)
@@ -208,7 +234,8 @@ class CardClassifier:
                clear: np.ndarray | None = None, score: np.ndarray | None = None,
                sharpness: np.ndarray | None = None,
                experts: dict[str, np.ndarray] | None = None,
-               deck: tuple[Deck, np.ndarray] | None = None) -> list[Prediction]:
+               deck: tuple[Deck, np.ndarray] | None = None, *,
+               photo: bool = False) -> list[Prediction]:
         """Name cards from their class probabilities (`probabilities`, `read_quads`).
         `face_up`, the detector's probability that each card shows its face, if given, is a
         second opinion on face up or down, combined with the
@@ -223,8 +250,12 @@ class CardClassifier:
         experts' readings (`fine_look`; rows of NaN for cards they did not see): for a card
         seen as sharp as the expert needs (EXPERTS; any, if no sharpness is given), the
         faces' share of the probability is shared out anew between them in proportion to the
-        classifier's opinion times each expert's of their suit or rank. Whatever the score, what
-        the classifier is sure is no card is NO_CARD (the caller drops it)."""
+        classifier's opinion times each expert's of their suit or rank. `photo`: the cards
+        are in a photograph of any framing, not a table view (`experts` then the
+        `photo_experts`' readings), and a face needs the `photo_threshold` fitted on real
+        photographs behind them (`training.real_threshold`) where the report has one.
+        Whatever the score, what the classifier is sure is no card is NO_CARD (the caller
+        drops it)."""
         probabilities = np.asarray(probabilities, np.float64).copy()
         n = len(probabilities)
         if experts and n:
@@ -248,6 +279,7 @@ class CardClassifier:
                 card = NO_CARD if confidence >= self.no_card_threshold else UNKNOWN
             else:
                 sure = (self.back_threshold if kind == BACK
+                        else self.photo_threshold if photo and self.photo_threshold is not None
                         else self.face_threshold(kind, is_sharp) if in_view
                         else self.covered_threshold)
                 if deck is not None:

@@ -129,12 +129,13 @@ class Recognizer:
         probabilities = self.classifier.read_quads(frame, outlines)
         look = seen["clear"] & self.classifier.experts_matter(probabilities, seen["face_up"],
                                                               seen["clear"])
-        sharpness, readings = self._fine_look(frame, outlines, look)
+        photo = len(zooms) > 1  # a photo of any framing, not a table view
+        sharpness, readings = self._fine_look(frame, outlines, look, photo)
         opinions = (probabilities, seen["face_up"], seen["clear"], seen["score"], sharpness,
                     readings)
-        predictions = self.classifier.decide(*opinions)
+        predictions = self.classifier.decide(*opinions, photo=photo)
         if self.deck is not None and len(outlines):
-            predictions = self._deck_decides(frame, outlines, opinions, predictions)
+            predictions = self._deck_decides(frame, outlines, opinions, predictions, photo)
         predictions = [NOISE if p.card == UNKNOWN and _noise(frame, outline) else p
                        for outline, p in zip(outlines, predictions, strict=True)]
         named = iter(zip(outlines, predictions, strict=True))
@@ -159,7 +160,7 @@ class Recognizer:
         return self.deck is not None and self.deck_check.on
 
     def _deck_decides(self, frame: np.ndarray, outlines: np.ndarray, opinions: tuple,
-                      general: list[Prediction]) -> list[Prediction]:
+                      general: list[Prediction], photo: bool = False) -> list[Prediction]:
         """The registered deck's names for the cards (`decide` with each card's likeness to
         its templates) where it names them, else the general recogniser's, which also reads
         every card while the table shows another deck: the cards the general recogniser
@@ -173,18 +174,18 @@ class Recognizer:
         # what the deck does not name stays as the general recogniser read it: the tracker
         # weighs an unnamed card's best guess by its confidence, which the deck's likeness
         # would make surer than the guess is (a card under another, say)
-        ours = self.classifier.decide(*opinions, (self.deck, likeness))
+        ours = self.classifier.decide(*opinions, (self.deck, likeness), photo=photo)
         return [mine if mine.card != UNKNOWN else theirs
                 for mine, theirs in zip(ours, general, strict=True)]
 
-    def _fine_look(self, frame: np.ndarray, outlines: np.ndarray,
-                   look: np.ndarray) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    def _fine_look(self, frame: np.ndarray, outlines: np.ndarray, look: np.ndarray,
+                   photo: bool = False) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """`CardClassifier.fine_look` at the cards `look` says: in clear view (the only ones
         whose sharpness and index experts decide anything) and maybe faces
         (`CardClassifier.experts_matter`); NaN for the others (never sharp, and not seen by
         the experts)."""
         sharpness = np.full(len(outlines), np.nan, np.float32)
-        sharpness[look], seen = self.classifier.fine_look(frame, outlines[look])
+        sharpness[look], seen = self.classifier.fine_look(frame, outlines[look], photo=photo)
         readings = {}
         for name, reading in seen.items():
             readings[name] = np.full((len(outlines), reading.shape[1]), np.nan, np.float32)
