@@ -157,7 +157,7 @@ shared weights and max-pooled, so a half-turned card reads the same and one cove
 not fatal. {size_bytes / 1024:.0f} KB. Temperature {report['temperature']:.3f}; threshold
 {report.get('threshold_trained', report['threshold']):.4f} on clean samples (the "answered"
 columns below).
-{_cuts(report)}
+{_cuts(report)}{_photo_section(report)}
 **Data.** Synthetic{'' if report.get('real_photos') else ' only'} \
 (`training/classifier_data.py`): the real card art of Debian's
 `gnome-cards-data` and `kdegames-card-data-kf5` (`simulator.cardart`), each card drawn
@@ -451,14 +451,49 @@ outline):
 
 
 def _expert_cards(classifier: dict) -> str:
-    """The cards of the index experts the classifier's report names, if any."""
+    """The cards of the index experts the classifier's report names, if any: the table's,
+    then the photos' (its `photo` section)."""
     cards = []
-    for name in EXPERTS:
-        if classifier.get(f"{name}_expert"):
-            expert = MODELS / classifier[f"{name}_expert"]
-            report = json.loads(expert.with_suffix(".json").read_text())
-            cards.append(render_expert(name, report, _speed(expert, report["input_px"])))
+    photo = (classifier.get("photo") or {}).get("experts", {})
+    for names, photos in (({n: classifier.get(f"{n}_expert") for n in EXPERTS}, False),
+                          (photo, True)):
+        for name in EXPERTS:
+            if names.get(name):
+                expert = MODELS / names[name]
+                report = json.loads(expert.with_suffix(".json").read_text())
+                cards.append(render_expert(name, report, _speed(expert, report["input_px"]),
+                                           photos))
     return "".join(cards)
+
+
+def _photo_section(report: dict) -> str:
+    """How the classifier reads photographs of any framing (its report's `photo` section)."""
+    photo = report.get("photo")
+    if not photo or "threshold" not in photo:
+        return ""
+    fit = photo["fit"]
+    experts = ", ".join(f"`{file}`" for file in photo.get("experts", {}).values()) or \
+        "the table's"
+    rows = "\n".join(f"| {figure} | `{command}` | {before} | {after} |"
+                      for figure, command, before, after in photo.get("figures", []))
+    table = (f"""
+Before ({photo.get('figures_before', 'before')}) → after, REAL the export of
+`../shared/tools/real_photos_train.py`:
+
+| figure | command | before | after |
+| --- | --- | --- | --- |
+{rows}
+""" if rows else "")
+    return f"""
+**Photographs.** A photo of any framing (`deck add`, `recognize` of a photo that is no table
+view) is not a drawn table: its cards are read by index experts that also learnt real
+photographs' corners ({experts}), and a face is named from a confidence of
+{photo['threshold']} (`python -m training.real_threshold --real REAL`): the smallest step of
+{fit['grid']} above the surest wrong name on the `valid` photos of {fit['data']}, read through
+`{fit['detector']}` ({fit['surest_wrong']}; there {fit['answered']} of the
+{fit['named_at_any_confidence']} cards named at any confidence are answered, {fit['wrong']}
+wrong). Table views and video keep the thresholds above.
+{table}"""
 
 
 # why each expert is there
@@ -480,7 +515,22 @@ _EXPERT_WHEN = {
 }
 
 
-def render_expert(name: str, report: dict, speed: tuple[float, float]) -> str:
+def _photo_expert_data(name: str, report: dict) -> str:
+    """What a photo expert learnt beyond the table's, and its figure on real photos."""
+    real = report["real_photos"]
+    return (f". It continues `{Path(report['init']).name}` with the index corners of the "
+            f"real photographs' cards as well: {real['train_samples']} pairs, {real['per_card']} "
+            f"cuts of each card of the `train` photos of {REAL_CREDIT} whose index shows, cut "
+            f"along the outlines `{Path(real['detector']).name}` finds "
+            f"(`python -m training.expert_train --reads {name} --init {report['init']} "
+            f"--train {report['train_samples']} --epochs {report['epochs']} --lr {report['lr']} "
+            f"--real REAL --out models/photo_{name}_expert.onnx`). On the real `valid` "
+            f"photos (never trained on) it reads {real['valid']['top1']:.1%} of "
+            f"{real['valid']['n']} cards' {name}s.")
+
+
+def render_expert(name: str, report: dict, speed: tuple[float, float],
+                  photos: bool = False) -> str:
     def confusions(m: dict) -> str:
         return ", ".join(f"{k} ({v})" for k, v in list(m["confused"].items())[:12]) or "none"
 
@@ -491,24 +541,31 @@ def render_expert(name: str, report: dict, speed: tuple[float, float]) -> str:
                "another deck's letter (V, B or F for the jack, D, R, 1 for the ace) or none "
                "at all (`training.classifier_data.reletter`), labelled with their own rank."
                if relettered else "")
+    title, file = (f"Photo {name}", f"photo_{name}_expert") if photos else (
+        name.capitalize(), f"{name}_expert")
+    role = ("a photo's cards (the classifier report's `photo` section; table views and "
+            "video keep the table's expert)" if photos else "the table's cards")
+    fitted = ("the photo threshold is chosen" if photos
+              else "the classifier's thresholds are fitted")
+    made = _photo_expert_data(name, report) if photos else (
+        f"\n(`python -m training.expert_train --reads {name} --seed {report['seed']} --train\n"
+        f"{report['train_samples']} --epochs {report['epochs']}`).")
     return f"""
-# {name.capitalize()} expert: model card
+# {title} expert: model card
 
-`{name}_expert.onnx` says a face's {name} from its two index corners
+`{file}.onnx` reads {role}: a face's {name} from its two index corners
 ({report['corner_px'][0]} × {report['corner_px'][1]} px each) of the card cut out at
 {report['input_px'][0]} × {report['input_px'][1]} px, twice the classifier's resolution
 (`training.expert_train`): {_EXPERT_WHY[name]}. The recognizer multiplies its opinion into the
 classifier's for the faces in clear view{_EXPERT_WHEN[name]}
-(`vision.classify.CardClassifier.decide`), and the classifier's thresholds are fitted behind it.
+(`vision.classify.CardClassifier.decide`), and {fitted} behind it.
 {report["onnx_bytes"] / 1024:.0f} KB, 20 cards
 in {speed[0]:.1f} ms (median; p95 {speed[1]:.1f} ms) on one thread. Temperature
 {report['temperature']:.3f}.
 
 **Data.** {report['train_samples']} faces of the training designs as
 `training.classifier_data` draws them for the classifier.{letters} {report['epochs']} epochs on
-the CPU ({report['train_seconds']} s), seed {report['seed']}
-(`python -m training.expert_train --reads {name} --seed {report['seed']} --train
-{report['train_samples']} --epochs {report['epochs']}`). The same design families as the
+the CPU ({report['train_seconds']} s), seed {report['seed']}{made} The same design families as the
 classifier are held out.
 
 **Figures** on held-out designs, by card width in the frame (calibration designs:
