@@ -79,8 +79,8 @@ def test_video_recognizer_names_only_what_changed(frame):
     recognizer.still = None  # every frame looked at: the cards' memory alone
     named: list[int] = []
     decide = recognizer.classifier.decide
-    recognizer.classifier.decide = lambda probabilities, *args: (
-        named.append(len(probabilities)), decide(probabilities, *args))[1]
+    recognizer.classifier.decide = lambda probabilities, *args, **kwargs: (
+        named.append(len(probabilities)), decide(probabilities, *args, **kwargs))[1]
     first = recognizer.observe(frame)
     noise = np.random.default_rng(0).normal(0, 2.0, frame.shape)
     second = recognizer.observe(np.clip(frame + noise, 0, 255).astype(np.uint8))
