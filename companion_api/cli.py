@@ -184,8 +184,11 @@ def _recognize(args: argparse.Namespace) -> int:
                       file=sys.stderr)
         # a table view (markers found) shows cards at the trained size; any other photo may
         # be a close-up, so the photo detector looks at it at several scales
-        obs = recognizer.observe(frame, calibration.image_to_table if calibration else None,
-                                 zooms=(1.0,) if calibration else PHOTO_ZOOMS)
+        try:  # the photo detector and experts load at the first photo
+            obs = recognizer.observe(frame, calibration.image_to_table if calibration else None,
+                                     zooms=(1.0,) if calibration else PHOTO_ZOOMS)
+        except ModelError as error:
+            raise LogError(str(error)) from None
         if calibration is not None:
             centres = calibration.to_table(obs.quads.mean(axis=1))
             obs.zones[:] = [layout.zone_at(c) for c in centres]

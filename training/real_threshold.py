@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 import cv2
 
-from vision.classify import EXPERTS, UNKNOWN
+from vision.classify import EXPERTS, UNKNOWN, ModelError
 from vision.classify import MODEL as CLASSIFIER
 from vision.detect import PHOTO_MODEL, PHOTO_ZOOMS
 
@@ -48,7 +47,7 @@ def named_cards(data: Path, split: str, classifier: Path, detector: Path
     for photo in load(data, split):
         image = cv2.imread(str(photo.file))
         if image is None:
-            sys.exit(f"training.real_threshold: error: {photo.file}: not an image")
+            raise OSError(f"{photo.file}: not an image")
         obs = recognizer.observe(image, zooms=PHOTO_ZOOMS)
         found = labelled_detections(obs.quads, image.shape, labels_of(photo))
         named += [(card.card, float(obs.confidence[d]), str(obs.cards[d]))
@@ -94,19 +93,31 @@ def main() -> None:
                         "classifier (default: those the section names, else the table's)")
     args = parser.parse_args()
     report_file = args.classifier.with_suffix(".json")
-    report = json.loads(report_file.read_text())
+    try:
+        as_it_was = report_file.read_text()
+        report = json.loads(as_it_was)
+    except (OSError, ValueError) as error:
+        parser.error(f"{report_file}: not a classifier's report ({error})")
     photo = report.get("photo") or {}
     if args.experts:
         photo["experts"] = dict(args.experts)
     for name, file in photo.get("experts", {}).items():
         if not (args.classifier.parent / file).is_file():
             parser.error(f"the {name} expert {args.classifier.parent / file} does not exist")
-    report["photo"] = {"experts": photo.get("experts", {})}  # fitted anew below
+    # the recogniser reads its photo experts from the report: the section, to be fitted
+    report["photo"] = {"experts": photo.get("experts", {})}
     report_file.write_text(json.dumps(report, indent=2) + "\n")
-    threshold, figures = choose(named_cards(args.real, "valid", args.classifier, args.detector))
-    if threshold is None:  # the section stays without one: photos are held as tables are
-        sys.exit(f"training.real_threshold: no threshold of {GRID} holds: a wrong name at "
-                 f"{figures['surest_wrong']} on the `valid` photos")
+    try:
+        threshold, figures = choose(named_cards(args.real, "valid", args.classifier,
+                                                args.detector))
+        failure = None if threshold is not None else (
+            f"no threshold of {GRID} holds: a wrong name at {figures['surest_wrong']} on "
+            "the `valid` photos")
+    except (ModelError, OSError) as error:  # a model or a photo that cannot be read
+        failure = str(error)
+    if failure:
+        report_file.write_text(as_it_was)  # the report as it was, not half fitted
+        parser.exit(2, f"training.real_threshold: error: {failure}\n")
     report["photo"].update(threshold=threshold, fit={
         "data": args.real.name, "split": "valid", "detector": args.detector.name,
         "grid": list(GRID), **figures})
