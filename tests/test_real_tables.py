@@ -59,6 +59,7 @@ def test_a_fan_of_real_cards_is_outlined_card_by_card_and_nothing_else(recognize
     assert len(obs) == len(outlined)  # no outline across two cards or on the table
     named = {obs.cards[i] for i in outlined} - {"UNKNOWN"}
     assert named <= {label["card"] for label in labels}  # never a wrong name
+    assert len(named) >= 2  # the photo experts name the queen beside the king
 
 
 def test_photos_go_to_the_photo_detector_and_experts_and_table_views_do_not(recognizer):
