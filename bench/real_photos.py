@@ -26,7 +26,7 @@ from pathlib import Path
 
 import cv2
 
-from training.real_photos import Photo, labelled_detections, labels_of, load, outline, photo_export
+from training.real_photos import Photo, load, outline, photo_export, recognized
 from vision.classify import MODEL as CLASSIFIER
 from vision.classify import UNKNOWN, CardClassifier
 from vision.detect import PHOTO_MODEL as DETECTOR
@@ -56,8 +56,7 @@ def recognize_all(photos: list[Photo], zooms: tuple[float, ...], detector: Path,
     started = time.perf_counter()
     for photo in photos:
         image = read(photo)
-        obs = recognizer.observe(image, zooms=zooms)
-        found = labelled_detections(obs.quads, image.shape, labels_of(photo))
+        obs, found = recognized(recognizer, photo, image, zooms)
         for card, best in zip(photo.cards, found, strict=True):
             if best < 0:
                 outcome["not found"] += 1

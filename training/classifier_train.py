@@ -33,7 +33,7 @@ from .evaluate import (
     pick_threshold,
     softmax,
 )
-from .real_photos import make_real_classifier_data, training_export
+from .real_photos import make_real_classifier_data, real_arguments
 from .training import (
     earlier_run,
     load_weights,
@@ -122,14 +122,7 @@ def main() -> None:
                         help="share of training samples where no card lies (a hero card, "
                         "a hand, a phone, the table), of a class of their own (NONE); 0 for the "
                         "shipped model (what 0.06 did: docs/vision.md, Next 6)")
-    parser.add_argument("--real", type=training_export,
-                        help="also train on the `train` photos of this "
-                        "export of ../shared/tools/real_photos_train.py (training.real_photos), "
-                        "and report its `valid` photos")
-    parser.add_argument("--real-per-card", type=int, default=6,
-                        help="samples of each real card whose index shows")
-    parser.add_argument("--real-detector", type=Path, help="cut the real cards along the "
-                        "outlines this detector finds (where it finds them), as they are read")
+    real_arguments(parser)
     width_argument(parser)
     run_arguments(parser, MODELS / "card_classifier.onnx", BATCH)
     args = parser.parse_args()

@@ -42,7 +42,7 @@ from .classifier_data import WIDTHS
 from .data import MODELS
 from .evaluate import fit_temperature, reading_figures, softmax
 from .expert_data import CARD, CORNER, corners, make_data
-from .real_photos import make_real_classifier_data, training_export
+from .real_photos import make_real_classifier_data, real_arguments
 from .training import (
     earlier_run,
     load_weights,
@@ -130,13 +130,7 @@ def main() -> None:
     parser.add_argument("--reads", choices=sorted(EXPERTS), default="suit")
     parser.add_argument("--relettered", type=float, help="share of training courts and aces "
                         "with another index letter or none (default: 0.35 for ranks, else 0)")
-    parser.add_argument("--real", type=training_export,
-                        help="also train on the `train` photos of this export of "
-                        "../shared/tools/real_photos_train.py, and report its `valid` photos")
-    parser.add_argument("--real-per-card", type=int, default=6,
-                        help="cuts of each real card whose index shows")
-    parser.add_argument("--real-detector", type=Path, default=PHOTO_MODEL,
-                        help="cut the real cards along the outlines this detector finds")
+    real_arguments(parser, PHOTO_MODEL)
     run_arguments(parser, None, BATCH)
     args = parser.parse_args()
     args.out = args.out or MODELS / f"{args.reads}_expert.onnx"

@@ -458,14 +458,22 @@ def card_samples(rng: np.random.Generator, photo: Photo, image: np.ndarray, orde
     return images, labels
 
 
-def found_outlines(recognizer, photo: Photo, image: np.ndarray) -> list[np.ndarray | None]:
-    """For each card of the photo, the outline the recogniser (`vision.pipeline.Recognizer`)
-    found for it, matched by box as the benches match (`labelled_detections`), or None."""
+def recognized(recognizer, photo: Photo, image: np.ndarray,
+               zooms: tuple[float, ...] | None = None):  # -> (Observation, list[int])
+    """What the recogniser (`vision.pipeline.Recognizer`) finds in the photo, read as
+    `recognize` reads one (at `zooms`, `PHOTO_ZOOMS` if None), and for each of its labelled
+    cards the detection matched to it by box (`labelled_detections`), or -1."""
     from vision.detect import PHOTO_ZOOMS
 
-    obs = recognizer.observe(image, zooms=PHOTO_ZOOMS)
-    return [None if d < 0 else np.float32(obs.quads[d])
-            for d in labelled_detections(obs.quads, image.shape, labels_of(photo))]
+    obs = recognizer.observe(image, zooms=PHOTO_ZOOMS if zooms is None else zooms)
+    return obs, labelled_detections(obs.quads, image.shape, labels_of(photo))
+
+
+def found_outlines(recognizer, photo: Photo, image: np.ndarray) -> list[np.ndarray | None]:
+    """For each card of the photo, the outline the recogniser found for it (`recognized`),
+    or None."""
+    obs, found = recognized(recognizer, photo, image)
+    return [None if d < 0 else np.float32(obs.quads[d]) for d in found]
 
 
 def classifier_samples(data: Path, split: str, seed: int, per_card: int,
@@ -492,6 +500,21 @@ def classifier_samples(data: Path, split: str, seed: int, per_card: int,
         labels += their
     width, height = size or CARD_PX
     return np.uint8(images).reshape(-1, height, width, 3), np.int64(labels)
+
+
+def real_arguments(parser, detector: Path | None = None) -> None:
+    """--real, --real-per-card and --real-detector (default `detector`): what a network that
+    reads cards (the classifier, an index expert) learns of real photographs."""
+    parser.add_argument("--real", type=training_export,
+                        help="also train on the `train` photos of this "
+                        "export of ../shared/tools/real_photos_train.py (training.real_photos), "
+                        "and report its `valid` photos")
+    parser.add_argument("--real-per-card", type=int, default=6,
+                        help="samples of each real card whose index shows")
+    parser.add_argument("--real-detector", type=Path, default=detector,
+                        help="cut the real cards along the outlines this detector finds "
+                        "(where it finds them), as they are read"
+                        + (f" (default: {detector.name})" if detector else ""))
 
 
 def make_real_classifier_data(data: Path, split: str, seed: int, per_card: int,

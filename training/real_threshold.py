@@ -27,9 +27,9 @@ import cv2
 
 from vision.classify import EXPERTS, UNKNOWN, ModelError
 from vision.classify import MODEL as CLASSIFIER
-from vision.detect import PHOTO_MODEL, PHOTO_ZOOMS
+from vision.detect import PHOTO_MODEL
 
-from .real_photos import labelled_detections, labels_of, load, training_export
+from .real_photos import load, recognized, training_export
 
 # the thresholds to choose from: a few steps, so that one photo's odd card moves it little
 GRID = (0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999)
@@ -48,8 +48,7 @@ def named_cards(data: Path, split: str, classifier: Path, detector: Path
         image = cv2.imread(str(photo.file))
         if image is None:
             raise OSError(f"{photo.file}: not an image")
-        obs = recognizer.observe(image, zooms=PHOTO_ZOOMS)
-        found = labelled_detections(obs.quads, image.shape, labels_of(photo))
+        obs, found = recognized(recognizer, photo, image)
         named += [(card.card, float(obs.confidence[d]), str(obs.cards[d]))
                   for card, d in zip(photo.cards, found, strict=True)
                   if d >= 0 and obs.cards[d] != UNKNOWN]

@@ -45,14 +45,13 @@ from vision import FRAME_SIZES
 from vision.classify import MODEL as CLASSIFIER
 from vision.classify import NO_CARD
 from vision.detect import MODEL as DETECTOR
-from vision.detect import PHOTO_ZOOMS
 from vision.geometry import iou_matrix
 from vision.pipeline import Recognizer
 
 from .data import in_chunks
 from .designs import split_designs
 from .evaluate import MAX_CONFIDENT_ERRORS, STRAY_IOU, match_found, pick_threshold
-from .real_photos import box_overlap, labelled_detections, labels_of, load, training_export
+from .real_photos import box_overlap, load, recognized, training_export
 
 SIZES = tuple(FRAME_SIZES.values())  # alternating, scene by scene
 CHUNK = 10  # scenes a parallel job
@@ -112,8 +111,7 @@ def photo_cuts(data: Path, split: str, classifier: str, detector: str = str(DETE
         image = cv2.imread(str(photo.file))
         if image is None:
             continue
-        obs = recognizer.observe(image, zooms=PHOTO_ZOOMS)
-        found = labelled_detections(obs.quads, image.shape, labels_of(photo))
+        obs, found = recognized(recognizer, photo, image)
         sharpness = recognizer.classifier.sharpness(image, obs.quads)
         for card, d in zip(photo.cards, found, strict=True):
             if d < 0:
