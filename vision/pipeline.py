@@ -120,7 +120,8 @@ class Recognizer:
     def _look(self, frame: np.ndarray, table_from_image: np.ndarray | None,
               timestamp: float, zooms: tuple[float, ...]) -> Observation:
         """`observe` with the models, each card not recalled named afresh."""
-        detector = self.detector if len(zooms) == 1 else self.photo_detector
+        photo = len(zooms) > 1  # a photo of any framing, not a table view
+        detector = self.photo_detector if photo else self.detector
         obs = detector.detect(frame, table_from_image, timestamp, zooms)
         recalled, thumbs = self._recall(frame, obs.quads)
         fresh = [i for i, j in enumerate(recalled) if j < 0]
@@ -129,7 +130,6 @@ class Recognizer:
         probabilities = self.classifier.read_quads(frame, outlines)
         look = seen["clear"] & self.classifier.experts_matter(probabilities, seen["face_up"],
                                                               seen["clear"])
-        photo = len(zooms) > 1  # a photo of any framing, not a table view
         sharpness, readings = self._fine_look(frame, outlines, look, photo)
         opinions = (probabilities, seen["face_up"], seen["clear"], seen["score"], sharpness,
                     readings)
