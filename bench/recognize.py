@@ -17,13 +17,15 @@ showing is a target). Prints, per resolution:
 - identity, among the cards found: top-1 (the likeliest class), the share answered above
   the confidence threshold, and the wrong share of those answers, for cards face up and
   fully in view (and among them number cards apart from courts, aces and the joker: minions
-  are number cards, weapons and spells the others), all face-up cards, and face-down ones
+  are number cards, weapons and spells the others), face-up cards partly covered (named from
+  an index corner that shows: `vision.corners`), all face-up cards, and face-down ones
   (BACK).
 
 `--without` leaves designs out of the held-out set, as in `bench/classifier.py`.
 
     python -m bench.recognize [--scenes N] [--seed S] [--no-piles | --piles P.onnx]
                               [--detector D.onnx] [--classifier C.onnx] [--without DESIGN ...]
+                              [--corner-check K.onnx | --no-corners]
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from training.evaluate import (
 from vision import FRAME_SIZES
 from vision.classify import MODEL as CLASSIFIER
 from vision.classify import UNKNOWN
+from vision.corners import MODEL as CORNER_CHECK
 from vision.detect import MODEL as DETECTOR
 from vision.detect import PILE_MODEL
 from vision.pipeline import Recognizer
@@ -65,6 +68,7 @@ FULL_VIEW = 0.9  # a card this much in view can be read in full
 ANY_ANGLE = {"discard", "deck", "held", "in_hand", "other", "armor", "secret"}
 WIDTHS_MM = (2.0, 4.0, 8.0, 16.0)  # bin edges of the width of what shows
 FULL_NUMBERS = "  of them number cards"
+COVERED = "face up, partly covered"
 FULL_COURTS = "  courts, aces, the joker"
 
 
@@ -113,6 +117,7 @@ def run(recognizer: Recognizer, designs: list[str], size: tuple[int, int], scene
     identity: dict[str, list[tuple[bool, bool]]] = {"face up, in full view": [],
                                                     FULL_NUMBERS: [], FULL_COURTS: [],
                                                     "face up, any part in view": [],
+                                                    COVERED: [],
                                                     "face down (BACK)": [],
                                                     "on no card (hero card, hand)": []}
     times = []
@@ -143,7 +148,9 @@ def run(recognizer: Recognizer, designs: list[str], size: tuple[int, int], scene
             row = (obs.extra["best"][d] == card.card, obs.cards[d] != UNKNOWN)
             if card.face_up:
                 identity["face up, any part in view"].append(row)
-                if card.visible >= FULL_VIEW:
+                if card.visible < FULL_VIEW:
+                    identity[COVERED].append(row)
+                else:
                     identity["face up, in full view"].append(row)
                     minion = card.card != JOKER and parse_card(card.card).is_minion
                     identity[FULL_NUMBERS if minion else FULL_COURTS].append(row)
@@ -182,6 +189,11 @@ def main() -> None:
     parser.add_argument("--detector", type=Path, default=DETECTOR, help="a candidate detector")
     parser.add_argument("--classifier", type=Path, default=CLASSIFIER,
                         help="a candidate classifier (its .json, with thresholds, beside it)")
+    corners = parser.add_mutually_exclusive_group()
+    corners.add_argument("--corner-check", type=Path, default=CORNER_CHECK,
+                         help="a candidate corner check (vision.corners)")
+    corners.add_argument("--no-corners", action="store_true",
+                         help="name no covered face from a corner")
     parser.add_argument("--without", nargs="*", default=[], help="held-out designs to skip")
     args = parser.parse_args()
     try:
@@ -189,7 +201,8 @@ def main() -> None:
     except ValueError as error:
         sys.exit(f"error: {error}")
     recognizer = Recognizer(args.detector, args.classifier,
-                            piles=None if args.no_piles else args.piles)
+                            piles=None if args.no_piles else args.piles,
+                            corner_check=None if args.no_corners else args.corner_check)
     print(f"held-out designs: {', '.join(held_out)}")
     for k, size in enumerate(FRAME_SIZES.values()):
         run(recognizer, held_out, size, args.scenes, args.seed + k)

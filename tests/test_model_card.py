@@ -30,3 +30,19 @@ def test_each_photo_expert_has_a_card_with_its_command_and_its_real_figure():
         assert f"--out models/{file}`" in cards
         assert f"{expert['real_photos']['valid']['top1']:.1%}" in cards
     assert cards.index("# Suit expert") < cards.index("# Photo suit expert")
+
+
+def test_the_corner_check_has_a_card_with_its_thresholds_command_and_figures():
+    from training.model_card import render_corner_check
+    from vision.corners import MODEL as CORNERS
+
+    report = json.loads(CORNERS.with_suffix(".json").read_text())
+    text = " ".join(render_corner_check(report, (3.0, 3.2)).split())
+    assert "# Corner check: model card" in text
+    assert f"shows from {report['visible']}" in text
+    assert (f"--scenes {report['train_scenes']} --fit-scenes {report['fit']['scenes']} "
+            f"--test-scenes {report['test']['scenes']}") in text
+    test = report["test"]
+    assert (f"of {test['covered_faces']} covered faces found, "
+            f"{test['with_a_corner_that_shows']} show a corner, {test['named']} are named "
+            f"from one, {test['named_wrong']} wrong") in text

@@ -10,6 +10,7 @@ neither.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
@@ -17,14 +18,18 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from cards import DECK
+
 from .classify import MODEL as CLASSIFIER
 from .classify import NO_CARD, UNKNOWN, CardClassifier, Prediction
+from .corners import FACE_UP, CornerCheck, deck_odds, fine_card, one_corner
+from .corners import MODEL as CORNER_CHECK
 from .deck import Deck, DeckCheck, templates
 from .detect import MODEL as DETECTOR
 from .detect import PHOTO_MODEL as PHOTO_DETECTOR
 from .detect import PILE_MODEL, CardDetector, orientations
 from .memory import CardMemory, StillFrames, thumbnails
-from .observation import Observation
+from .observation import Columns, Observation
 from .refine import MODEL as REFINER
 from .refine import CardRefiner
 
@@ -51,17 +56,21 @@ def _noise(frame: np.ndarray, quad: np.ndarray) -> bool:
 class Recognizer:
     def __init__(self, detector: Path = DETECTOR, classifier: Path = CLASSIFIER,
                  refiner: Path = REFINER, *, piles: Path | None = PILE_MODEL,
-                 photo_detector: Path | None = PHOTO_DETECTOR, threads: int = 1,
+                 photo_detector: Path | None = PHOTO_DETECTOR,
+                 corner_check: Path | None = CORNER_CHECK, threads: int = 1,
                  video: bool = False, deck: Deck | None = None) -> None:
         """`piles`: the detector's second look at piles (`vision.piles`), None for none;
         `photo_detector`: the detector for photos of any framing (several zooms), loaded
-        when the first is looked at; None: `detector` looks at them too;
+        when the first is looked at; None: `detector` looks at them too; `corner_check`:
+        what names a covered face from an index corner that shows (`vision.corners`),
+        loaded when the first covered face is looked at; None: covered faces stay unnamed;
         `video`: frames come from one camera in order, and still cards and piles keep what
         was found in them; otherwise every frame stands alone (photos). `deck`: the players'
         registered deck (`vision.deck`), which reads the cards while the frames show it
         (`deck_in_use`: photos too are taken to show one table)."""
         self.detector = CardDetector(detector, threads=threads, piles=piles, video=video)
         self._photo_model = photo_detector
+        self._corner_model = corner_check
         self._threads = threads
         self.refiner = CardRefiner(refiner, threads=threads)
         self.classifier = CardClassifier(classifier, threads=threads)
@@ -78,6 +87,13 @@ class Recognizer:
         if self._photo_model is None:
             return self.detector
         return CardDetector(self._photo_model, threads=self._threads, piles=None)
+
+    @cached_property
+    def corner_check(self) -> CornerCheck | None:
+        """What names covered faces from a corner (`vision.corners`), loaded at first use."""
+        if self._corner_model is None:
+            return None
+        return CornerCheck(self._corner_model, threads=self._threads)
 
     def forget(self) -> None:
         """Start afresh on another recording, the models kept loaded: nothing remembered of
@@ -136,6 +152,9 @@ class Recognizer:
         predictions = self.classifier.decide(*opinions, photo=photo)
         if self.deck is not None and len(outlines):
             predictions = self._deck_decides(frame, outlines, opinions, predictions, photo)
+        recalled_names = {self.memory.names[j][1].card for j in recalled if j >= 0}
+        predictions = self._corner_look(frame, outlines, seen, predictions, photo,
+                                        recalled_names)
         predictions = [NOISE if p.card == UNKNOWN and _noise(frame, outline) else p
                        for outline, p in zip(outlines, predictions, strict=True)]
         named = iter(zip(outlines, predictions, strict=True))
@@ -177,6 +196,41 @@ class Recognizer:
         ours = self.classifier.decide(*opinions, (self.deck, likeness), photo=photo)
         return [mine if mine.card != UNKNOWN else theirs
                 for mine, theirs in zip(ours, general, strict=True)]
+
+    def _corner_look(self, frame: np.ndarray, outlines: np.ndarray, seen: Columns,
+                     predictions: list[Prediction], photo: bool,
+                     recalled: set[str]) -> list[Prediction]:
+        """`predictions` with the covered faces left unnamed named from an index corner that
+        shows, where `CornerCheck.name` names them: the cards not in clear view that the
+        detector takes for a face (`FACE_UP`) and scores as a card. A deck has each card
+        once, so a corner that reads a card named elsewhere in the frame (`recalled`, the
+        names of the cards the memory kept, and `predictions`) shows that card lying over
+        this one, and names nothing; and a card that two covered cards claim
+        (`CornerCheck.claims`) is the corner of one lying over the other, their outlines
+        nearly one (a minion on a face-down card the detector took for a face), and names
+        neither."""
+        covered = [k for k, p in enumerate(predictions)
+                   if p.card == UNKNOWN and not seen["clear"][k]
+                   and seen["face_up"][k] >= FACE_UP
+                   and seen["score"][k] >= self.classifier.min_score]
+        if not covered or self.corner_check is None:
+            return predictions
+        shows = self.corner_check.shows(frame, outlines[covered])
+        cards = self.classifier.rectify_quads(frame, outlines[covered], fine_card())
+        odds = np.stack([deck_odds(self.classifier.expert_readings(one_corner(cards, which),
+                                                                   photo=photo))
+                         for which in (0, 1)], axis=1)
+        elsewhere = np.isin(DECK, [*recalled, *(p.card for p in predictions)])
+        named = {k: self.corner_check.name(card_shows, np.where(elsewhere, 0.0, card_odds))
+                 for k, card_shows, card_odds in zip(covered, shows, odds, strict=True)}
+        claims = Counter(card for card_shows, card_odds in zip(shows, odds, strict=True)
+                         for card in self.corner_check.claims(card_shows, card_odds))
+        predictions = list(predictions)
+        for k, read in named.items():
+            if read is not None and claims[read[0]] == 1:
+                card = DECK[read[0]]
+                predictions[k] = Prediction(card, read[1], card)
+        return predictions
 
     def _fine_look(self, frame: np.ndarray, outlines: np.ndarray, look: np.ndarray,
                    photo: bool = False) -> tuple[np.ndarray, dict[str, np.ndarray]]:
