@@ -218,35 +218,38 @@ class CornerNet:
         return Net()
 
 
-def train(data: dict[str, np.ndarray], epochs: int, seed: int, lr: float):
-    """The CNN trained on `data`'s corners that show or are hidden (`shows`)."""
+def train(data: dict[str, np.ndarray], epochs: int, seed: int, lr: float,
+          device: str = "cpu"):
+    """The CNN trained on `data`'s corners that show or are hidden (`shows`), on `device`;
+    returned on the CPU."""
     import torch
 
     torch.manual_seed(seed)
     target = shows(data).ravel()
     keep = ~np.isnan(target)
     x = data["patches"].reshape(-1, PATCH_PX[1], PATCH_PX[0], 3)[keep]
-    y = torch.from_numpy(target[keep])
-    model = CornerNet.build()
+    y = torch.from_numpy(target[keep]).to(device)
+    model = CornerNet.build().to(device)
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     steps = epochs * -(-len(x) // 128)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, lr, total_steps=steps)
     positive = float(y.mean())
-    loss_of = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor((1 - positive) / positive))
+    loss_of = torch.nn.BCEWithLogitsLoss(
+        pos_weight=torch.tensor((1 - positive) / positive, device=device))
     rng = np.random.default_rng(seed)
     for epoch in range(epochs):
         model.train()
         total = 0.0
         for batch in np.array_split(rng.permutation(len(x)), -(-len(x) // 128)):
             images = torch.from_numpy(_jitter(rng, x[batch]).transpose(0, 3, 1, 2).copy())
-            loss = loss_of(model(images.float()), y[batch])
+            loss = loss_of(model(images.to(device).float()), y[batch])
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
             schedule.step()
             total += float(loss.detach()) * len(batch)
         print(f"epoch {epoch + 1}/{epochs}: loss {total / len(x):.4f}", flush=True)
-    return model.eval()
+    return model.cpu().eval()
 
 
 def _jitter(rng: np.random.Generator, images: np.ndarray) -> np.ndarray:
@@ -311,6 +314,7 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--device", default="cpu", help="where to train: cpu, or cuda")
     parser.add_argument("--data-cache", type=Path, help="a folder to keep the data in and "
                         "read it back from (made again when the code or a model changes)")
     parser.add_argument("--out", type=Path, default=MODEL)
@@ -324,7 +328,7 @@ def main() -> None:
                  ("test", test_designs, args.test_scenes)))}
     made = time.time()
     print({name: len(d["truth"]) for name, d in data.items()}, f"cards in {made - started:.0f} s")
-    model = train(data["train"], args.epochs, args.seed, args.lr)
+    model = train(data["train"], args.epochs, args.seed, args.lr, args.device)
     chosen = fit(data["fit"], visibility(model, data["fit"]))
     report = {"visible": chosen["visible"], "threshold": chosen["threshold"],
               "fit": {"designs": "calibration", "scenes": args.fit_scenes,

@@ -22,7 +22,7 @@ from cards import DECK
 
 from .classify import MODEL as CLASSIFIER
 from .classify import NO_CARD, UNKNOWN, CardClassifier, Prediction
-from .corners import FACE_UP, CornerCheck, deck_odds, fine_card, one_corner
+from .corners import CLAIM, FACE_UP, CornerCheck, deck_odds, fine_card, one_corner
 from .corners import MODEL as CORNER_CHECK
 from .deck import Deck, DeckCheck, templates
 from .detect import MODEL as DETECTOR
@@ -216,10 +216,7 @@ class Recognizer:
         if not covered or self.corner_check is None:
             return predictions
         shows = self.corner_check.shows(frame, outlines[covered])
-        cards = self.classifier.rectify_quads(frame, outlines[covered], fine_card())
-        odds = np.stack([deck_odds(self.classifier.expert_readings(one_corner(cards, which),
-                                                                   photo=photo))
-                         for which in (0, 1)], axis=1)
+        odds = self._corner_odds(frame, outlines[covered], shows >= CLAIM, photo)
         elsewhere = np.isin(DECK, [*recalled, *(p.card for p in predictions)])
         named = {k: self.corner_check.name(card_shows, np.where(elsewhere, 0.0, card_odds))
                  for k, card_shows, card_odds in zip(covered, shows, odds, strict=True)}
@@ -231,6 +228,22 @@ class Recognizer:
                 card = DECK[read[0]]
                 predictions[k] = Prediction(card, read[1], card)
         return predictions
+
+    def _corner_odds(self, frame: np.ndarray, outlines: np.ndarray, look: np.ndarray,
+                     photo: bool) -> np.ndarray:
+        """The index experts' `deck_odds` for each corner alone of each card, (N, 2, 52), at
+        the corners `look` (N, 2) says, 0 at the others: a corner that does not show can
+        neither name its card nor claim one (`CornerCheck`), and most do not, so the
+        experts read the rest in one batch."""
+        odds = np.zeros((len(outlines), 2, len(DECK)), np.float32)
+        rows, which = np.nonzero(look)
+        if len(rows):
+            cards = self.classifier.rectify_quads(frame, outlines[rows], fine_card())
+            alone = np.empty_like(cards)
+            for corner in (0, 1):
+                alone[which == corner] = one_corner(cards[which == corner], corner)
+            odds[rows, which] = deck_odds(self.classifier.expert_readings(alone, photo=photo))
+        return odds
 
     def _fine_look(self, frame: np.ndarray, outlines: np.ndarray, look: np.ndarray,
                    photo: bool = False) -> tuple[np.ndarray, dict[str, np.ndarray]]:
