@@ -13,10 +13,19 @@ from cards import DECK
 from simulator.cardart import get_design, list_designs
 from simulator.layout import random_scene
 from simulator.render import render
-from training.corner_train import CONFIDENCE_GRID, VISIBLE_GRID, fit, named, own_share
+from training.corner_train import (
+    CONFIDENCE_GRID,
+    VISIBLE_GRID,
+    corner_rows,
+    fit,
+    named,
+    own_share,
+    shows,
+)
 from training.designs import HELD_OUT_FAMILIES
 from training.expert_data import CORNER
 from vision.corners import (
+    PATCH_PX,
     CornerCheck,
     corner_patches,
     fine_card,
@@ -151,3 +160,19 @@ def test_the_fit_keeps_a_step_of_margin_on_both_grids():
     assert named(data, shows, looser_at, threshold)[1] == 0
     assert named(data, shows, at, looser_t)[1] == 0
     assert chosen["named"] >= 2
+
+
+def test_corner_data_labels_each_covered_face_by_the_owner_map():
+    data = corner_rows(3, 3, HELD_OUT[:2])
+    n = len(data["truth"])
+    assert n > 0
+    assert data["patches"].shape == (n, 2, PATCH_PX[1], PATCH_PX[0], 3)
+    assert data["odds"].shape == (n, 2, 52) and data["elsewhere"].shape == (n, 52)
+    assert ((data["shares"] >= 0) & (data["shares"] <= 1)).all()
+    assert (data["truth"][data["face_up"]] >= 0).all()  # a face up is a card of the deck
+    target = shows(data)
+    assert (target[~data["face_up"]] == 0).all()  # a back shows no index
+    up = np.repeat(data["face_up"][:, None], 2, axis=1)
+    assert (target[data["shares"] < 0.6] == 0).all()
+    assert (target[(data["shares"] >= 0.9) & up] == 1).all()
+    np.testing.assert_allclose(data["odds"].sum(axis=2), 1.0, atol=1e-3)

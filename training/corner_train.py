@@ -329,12 +329,11 @@ def main() -> None:
     made = time.time()
     print({name: len(d["truth"]) for name, d in data.items()}, f"cards in {made - started:.0f} s")
     model = train(data["train"], args.epochs, args.seed, args.lr, args.device)
-    chosen = fit(data["fit"], visibility(model, data["fit"]))
+    fit_visible = visibility(model, data["fit"])
+    chosen = fit(data["fit"], fit_visible)
     report = {"visible": chosen["visible"], "threshold": chosen["threshold"],
               "fit": {"designs": "calibration", "scenes": args.fit_scenes,
-                      "named": chosen["named"],
-                      **{k: v for k, v in figures(data["fit"], visibility(model, data["fit"]),
-                                                  chosen).items() if k != "named"}},
+                      **figures(data["fit"], fit_visible, chosen)},
               "test": {"designs": "test", "scenes": args.test_scenes,
                        **figures(data["test"], visibility(model, data["test"]), chosen)},
               "train_scenes": args.scenes, "train_corners": int(
