@@ -27,28 +27,23 @@ import cv2
 import numpy as np
 
 from cards import DECK
-from simulator.layout import random_scene
-from simulator.render import render
 from vision.classify import MODEL as CLASSIFIER
 from vision.corners import (
     FACE_UP,
     MODEL,
     PATCH_PX,
     CornerCheck,
+    corner_odds,
     corner_patches,
-    deck_odds,
     fine_card,
     index_corner,
-    one_corner,
 )
-from vision.geometry import iou_matrix
 from vision.pipeline import Recognizer
 from vision.rectify import portrait_orders
 
 from .data import in_chunks, kept
 from .designs import split_designs
-from .evaluate import match_found
-from .threshold import SIZES
+from .threshold import scene_found
 
 SHOWS, SHOWS_NOT = 0.9, 0.6  # a corner's share that is its card's own: shows, hidden
 CHUNK = 20  # scenes a parallel job
@@ -82,25 +77,16 @@ def corner_rows(seed: int, count: int, designs: list[str]) -> dict[str, np.ndarr
     `deck_odds` for each corner alone (n, 2, 52), the cards the recogniser named elsewhere
     in the frame (n, 52 bool), and the scene's number (its seed)."""
     recognizer = Recognizer(corner_check=None)  # what the table names without it
-    classifier = recognizer.classifier
     patches, shares, face_up, truth, odds, elsewhere, scene = [], [], [], [], [], [], []
     for k in range(count):
-        rng = np.random.default_rng(seed * 1000 + k)
-        result = render(random_scene(rng, designs=designs, image_size=SIZES[k % 2]))
-        obs = recognizer.observe(result.image, np.linalg.inv(result.homography))
-        index = [i for i, c in enumerate(result.cards) if c.visible > 0]
-        overlaps = iou_matrix(obs.quads, np.float32(
-            [result.cards[i].quad for i in index]).reshape(-1, 4, 2))
-        took = match_found(obs, result, index, overlaps)
+        result, obs, index, _, took = scene_found(recognizer, designs, seed, k)
         covered = np.nonzero((took >= 0) & ~obs.extra["clear"]
                              & (obs.extra["face_up"] >= FACE_UP))[0]
         if not len(covered):
             continue
         quads = obs.quads[covered]
         patches.append(corner_patches(result.image, quads))
-        cards = classifier.rectify_quads(result.image, quads, fine_card())
-        odds.append(np.stack([deck_odds(classifier.expert_readings(one_corner(cards, which)))
-                              for which in (0, 1)], axis=1))
+        odds.append(corner_odds(recognizer.classifier, result.image, quads))
         for d in covered:
             others = {obs.cards[j] for j in range(len(obs)) if j != d}
             elsewhere.append([card in others for card in DECK])

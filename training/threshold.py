@@ -40,12 +40,13 @@ import numpy as np
 
 from cards import BACK, DECK, SUITS
 from simulator.layout import random_scene
-from simulator.render import render
+from simulator.render import RenderResult, render
 from vision import FRAME_SIZES
 from vision.classify import MODEL as CLASSIFIER
 from vision.classify import NO_CARD
 from vision.detect import MODEL as DETECTOR
 from vision.geometry import iou_matrix
+from vision.observation import Observation
 from vision.pipeline import Recognizer
 
 from .data import in_chunks
@@ -64,6 +65,21 @@ SUIT_FLOOR = 0.9
 SHARPNESS_GRID = (0.2, 0.25, 0.3, 0.35, 0.4)
 
 
+def scene_found(recognizer: Recognizer, designs: list[str], seed: int, k: int
+                ) -> tuple[RenderResult, Observation, list[int], np.ndarray, np.ndarray]:
+    """Scene `k` of `seed` (SIZES in turn) rendered from `designs` and read by `recognizer`
+    with its table homography: the render, what was found, the indices of the cards that
+    show, the detections' IoU with those cards, and the card each detection found
+    (`match_found`: a position in the indices, -1 for none)."""
+    rng = np.random.default_rng(seed * 1000 + k)
+    result = render(random_scene(rng, designs=designs, image_size=SIZES[k % 2]))
+    obs = recognizer.observe(result.image, np.linalg.inv(result.homography))
+    index = [i for i, c in enumerate(result.cards) if c.visible > 0]
+    overlaps = iou_matrix(obs.quads, np.float32(
+        [result.cards[i].quad for i in index]).reshape(-1, 4, 2))
+    return result, obs, index, overlaps, match_found(obs, result, index, overlaps)
+
+
 def detector_cuts(seed: int, count: int, designs: list[str], classifier: str,
                   detector: str = str(DETECTOR)) -> np.ndarray:
     """(confidence, best class right, best class is BACK, in clear view, on no card, detector
@@ -76,13 +92,8 @@ def detector_cuts(seed: int, count: int, designs: list[str], classifier: str,
     recognizer.classifier.no_card_threshold = np.inf  # keep what it calls no card, to fit
     rows = []
     for k in range(count):
-        rng = np.random.default_rng(seed * 1000 + k)
-        result = render(random_scene(rng, designs=designs, image_size=SIZES[k % 2]))
-        obs = recognizer.observe(result.image, np.linalg.inv(result.homography))
-        index = [i for i, c in enumerate(result.cards) if c.visible > 0]
+        result, obs, index, overlaps, took = scene_found(recognizer, designs, seed, k)
         cards = [result.cards[i] for i in index]
-        overlaps = iou_matrix(obs.quads, np.float32([c.quad for c in cards]).reshape(-1, 4, 2))
-        took = match_found(obs, result, index, overlaps)
         sharpness = recognizer.classifier.sharpness(result.image, obs.quads)
         for d in np.nonzero(took >= 0)[0]:
             best = obs.extra["best"][d]

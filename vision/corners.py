@@ -25,12 +25,14 @@ import numpy as np
 
 from cards import DECK, RANKS, SUITS
 
+from .classify import SHARPNESS_SCALE, CardClassifier
 from .rectify import CARD_PX, portrait_orders
 from .runtime import load_model, shipped
 
 MODEL = shipped("corner_check.onnx")
-FINE = 2  # the experts read a card cut out at this many times CARD_PX (`vision.classify`)
-INDEX = (0.34, 0.30)  # the index corner the experts read, of the card's width and height
+# the index corner the experts read, of the card's width and height (as
+# `training.classifier_data.INDEX_CORNER`, which training cannot share with the product)
+INDEX = (0.34, 0.30)
 # A patch spans the index corner from SPAN[0] to SPAN[1] of its width and height: the table
 # beyond the card's edge shows whether the corner is whole, and a little inside whether a card
 # lies over it there.
@@ -47,8 +49,9 @@ _SUIT_OF = np.array([SUITS.index(card[-1]) for card in DECK])
 
 
 def fine_card() -> tuple[int, int]:
-    """The card as the index experts read it, width × height (px)."""
-    return FINE * CARD_PX[0], FINE * CARD_PX[1]
+    """The card as the index experts read it, width × height (px): as
+    `CardClassifier.fine_look` cuts it."""
+    return SHARPNESS_SCALE * CARD_PX[0], SHARPNESS_SCALE * CARD_PX[1]
 
 
 def index_corner() -> tuple[int, int]:
@@ -96,6 +99,23 @@ def deck_odds(readings: dict[str, np.ndarray]) -> np.ndarray:
     """The experts' probability of each card of the deck (N, 52): its rank's times its
     suit's."""
     return readings["rank"][:, _RANK_OF] * readings["suit"][:, _SUIT_OF]
+
+
+def corner_odds(classifier: CardClassifier, image: np.ndarray, quads: np.ndarray,
+                look: np.ndarray | None = None, photo: bool = False) -> np.ndarray:
+    """The index experts' `deck_odds` for each corner alone (`one_corner`) of each card
+    quadrilateral of `image`, (N, 2, 52), at the corners `look` (N, 2) says (all if None),
+    0 at the others; all read in one batch. `photo`: by the classifier's `photo_experts`."""
+    look = np.ones((len(quads), 2), bool) if look is None else look
+    odds = np.zeros((len(quads), 2, len(DECK)), np.float32)
+    rows, which = np.nonzero(look)
+    if len(rows):
+        cards = classifier.rectify_quads(image, np.float32(quads)[rows], fine_card())
+        alone = np.empty_like(cards)
+        for corner in (0, 1):
+            alone[which == corner] = one_corner(cards[which == corner], corner)
+        odds[rows, which] = deck_odds(classifier.expert_readings(alone, photo=photo))
+    return odds
 
 
 class CornerCheck:

@@ -22,7 +22,7 @@ from cards import DECK
 
 from .classify import MODEL as CLASSIFIER
 from .classify import NO_CARD, UNKNOWN, CardClassifier, Prediction
-from .corners import CLAIM, FACE_UP, CornerCheck, deck_odds, fine_card, one_corner
+from .corners import CLAIM, FACE_UP, CornerCheck, corner_odds
 from .corners import MODEL as CORNER_CHECK
 from .deck import Deck, DeckCheck, templates
 from .detect import MODEL as DETECTOR
@@ -152,9 +152,7 @@ class Recognizer:
         predictions = self.classifier.decide(*opinions, photo=photo)
         if self.deck is not None and len(outlines):
             predictions = self._deck_decides(frame, outlines, opinions, predictions, photo)
-        recalled_names = {self.memory.names[j][1].card for j in recalled if j >= 0}
-        predictions = self._corner_look(frame, outlines, seen, predictions, photo,
-                                        recalled_names)
+        predictions = self._corner_look(frame, outlines, seen, predictions, photo, recalled)
         predictions = [NOISE if p.card == UNKNOWN and _noise(frame, outline) else p
                        for outline, p in zip(outlines, predictions, strict=True)]
         named = iter(zip(outlines, predictions, strict=True))
@@ -199,12 +197,12 @@ class Recognizer:
 
     def _corner_look(self, frame: np.ndarray, outlines: np.ndarray, seen: Columns,
                      predictions: list[Prediction], photo: bool,
-                     recalled: set[str]) -> list[Prediction]:
+                     recalled: list[int]) -> list[Prediction]:
         """`predictions` with the covered faces left unnamed named from an index corner that
         shows, where `CornerCheck.name` names them: the cards not in clear view that the
         detector takes for a face (`FACE_UP`) and scores as a card. A deck has each card
-        once, so a corner that reads a card named elsewhere in the frame (`recalled`, the
-        names of the cards the memory kept, and `predictions`) shows that card lying over
+        once, so a corner that reads a card named elsewhere in the frame (the cards the
+        memory kept, `recalled` as `_recall` gives it, and `predictions`) shows that card lying over
         this one, and names nothing; and a card that two covered cards claim
         (`CornerCheck.claims`) is the corner of one lying over the other, their outlines
         nearly one (a minion on a face-down card the detector took for a face), and names
@@ -216,8 +214,11 @@ class Recognizer:
         if not covered or self.corner_check is None:
             return predictions
         shows = self.corner_check.shows(frame, outlines[covered])
-        odds = self._corner_odds(frame, outlines[covered], shows >= CLAIM, photo)
-        elsewhere = np.isin(DECK, [*recalled, *(p.card for p in predictions)])
+        # a corner that does not show can neither name its card nor claim one, and most do
+        # not: the experts read the others
+        odds = corner_odds(self.classifier, frame, outlines[covered], shows >= CLAIM, photo)
+        kept = [self.memory.names[j][1].card for j in recalled if j >= 0]
+        elsewhere = np.isin(DECK, [*kept, *(p.card for p in predictions)])
         named = {k: self.corner_check.name(card_shows, np.where(elsewhere, 0.0, card_odds))
                  for k, card_shows, card_odds in zip(covered, shows, odds, strict=True)}
         claims = Counter(card for card_shows, card_odds in zip(shows, odds, strict=True)
@@ -228,22 +229,6 @@ class Recognizer:
                 card = DECK[read[0]]
                 predictions[k] = Prediction(card, read[1], card)
         return predictions
-
-    def _corner_odds(self, frame: np.ndarray, outlines: np.ndarray, look: np.ndarray,
-                     photo: bool) -> np.ndarray:
-        """The index experts' `deck_odds` for each corner alone of each card, (N, 2, 52), at
-        the corners `look` (N, 2) says, 0 at the others: a corner that does not show can
-        neither name its card nor claim one (`CornerCheck`), and most do not, so the
-        experts read the rest in one batch."""
-        odds = np.zeros((len(outlines), 2, len(DECK)), np.float32)
-        rows, which = np.nonzero(look)
-        if len(rows):
-            cards = self.classifier.rectify_quads(frame, outlines[rows], fine_card())
-            alone = np.empty_like(cards)
-            for corner in (0, 1):
-                alone[which == corner] = one_corner(cards[which == corner], corner)
-            odds[rows, which] = deck_odds(self.classifier.expert_readings(alone, photo=photo))
-        return odds
 
     def _fine_look(self, frame: np.ndarray, outlines: np.ndarray, look: np.ndarray,
                    photo: bool = False) -> tuple[np.ndarray, dict[str, np.ndarray]]:
