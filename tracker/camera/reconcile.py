@@ -66,6 +66,10 @@ class Explanation:
     distance: float  # with ILLEGAL for each event that breaks a rule
     alternatives: list[list[Event]] = field(default_factory=list)
     illegal: int = 0  # events that break a rule
+    # with illegal events: the nearest explanation that breaks no rule (none: nothing
+    # happened), and its distance
+    legal: list[Event] = field(default_factory=list)
+    legal_distance: float = 0.0
 
     @property
     def explained(self) -> bool:
@@ -312,4 +316,19 @@ def explain(game: Game, seen: TableView, hints: Hints = NO_HINTS, *, depth: int 
         if other_outcome not in outcomes:
             outcomes.append(other_outcome)
             alternatives.append(other_events)
-    return Explanation(events, best, alternatives, illegal)
+    found = Explanation(events, best, alternatives, illegal)
+    if illegal:
+        found.legal, found.legal_distance = _nearest_legal(game, scored, still)
+    return found
+
+
+def _nearest_legal(game: Game, scored: list[tuple[float, list[Event], Game]],
+                   still: float) -> tuple[list[Event], float]:
+    """The nearest of the explanations tried that breaks no rule; nothing happened, when
+    none is nearer than that."""
+    for distance, events, ahead in scored:
+        if distance >= still:
+            break
+        if not _illegal(game, ahead):
+            return events, distance
+    return [], still
