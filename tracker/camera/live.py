@@ -25,6 +25,9 @@ from .view import NO_HINTS, Hints, TableView, expected_view
 
 PHONE_EVENTS = ("new_game", "end_turn", "concede")
 ASKED = "The camera could not tell which happened; the first is in the score now:"
+UNSURE = ("The camera saw a play against the rules, or misread the table. What happened? "
+          "The first is in the score now, not flagged:")
+NOTHING = "Nothing happened: the camera misread the table"
 MAX_OPTIONS = 20  # a question's options (the likeliest first)
 MAX_QUESTIONS = 50  # the newest open choices put to the phones; older ones keep their answer
 REVISE_MARGIN = 0.5  # a revised explanation must be this much nearer to replace the last
@@ -63,6 +66,7 @@ class Choice:
     id: int = 0
     answered: bool = False
     labels: list[str] = field(default_factory=list)  # each option in words
+    prompt: str = ASKED
 
     @property
     def events(self) -> list[Event]:
@@ -193,17 +197,23 @@ class LiveTracker:
         if not found.events:
             self.unexplained += found.distance > 0
             return
-        self._last = (len(self.game.events), found, hints, bool(found.alternatives))
+        unsure = bool(found.illegal) and not found.accused
+        options = [found.events, *found.alternatives]
+        if unsure:  # a rule break the camera may have misread: asked, legal answers next
+            options += [o for o in (found.legal, []) if o not in options]
+        asked = len(options) > 1
+        self._last = (len(self.game.events), found, hints, asked)
         confidence = round(1.0 / (1.0 + found.distance + len(found.alternatives)), 3)
-        if found.alternatives:
-            options = [found.events, *found.alternatives]
+        if asked:
             self.choices.append(Choice(len(self.game.events), options,
                                        id=len(self.choices) + 1,
-                                       labels=[self._words(o) for o in options]))
+                                       labels=[self._words(o) for o in options],
+                                       prompt=UNSURE if unsure else ASKED))
         for event in found.events:
             sure = confidence / self._face_down_suits(event)
-            self.game.apply(event.model_copy(update={"source": "camera",
-                                                     "confidence": round(sure, 3)}))
+            update = {"source": "camera", "confidence": round(sure, 3)}
+            self.game.apply(event.model_copy(update=update | ({"unsure": True} if unsure
+                                                               else {})))
         self.unexplained += not found.explained
 
     def _face_down_suits(self, event: Event) -> int:
@@ -243,10 +253,14 @@ class LiveTracker:
                 self.game.apply(event)
 
     def _words(self, events: list[Event]) -> str:
+        """The events in words, with the rules they break; none: nothing happened."""
+        if not events:
+            return NOTHING
         ahead, words = self.game.copy(), []
         for event in events:
-            ahead.apply(event)
-            words.append(describe_event(ahead, event).split("] ", 1)[-1])
+            broken = [a.message for a in ahead.apply(event) if a.severity != "warning"]
+            words.append(describe_event(ahead, event).split("] ", 1)[-1]
+                         + "".join(f" (against the rules: {why})" for why in broken[:1]))
         return "; ".join(words)
 
     def open_choices(self) -> list[Choice]:
@@ -255,7 +269,7 @@ class LiveTracker:
     def questions(self) -> list[Question]:
         """The newest open choices, as questions for the phones: each option in words, with
         the events it stands for (the first is the one applied)."""
-        return [Question(id=c.id, prompt=ASKED, options=[
+        return [Question(id=c.id, prompt=c.prompt, options=[
             Option(label=label[:200], events=events)
             for label, events in list(zip(c.labels, c.options, strict=True))[:MAX_OPTIONS]])
             for c in self.open_choices()[-MAX_QUESTIONS:]]

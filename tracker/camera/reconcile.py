@@ -55,6 +55,7 @@ EXTRA_EVENT = 0.75  # a second event must explain more than one marker
 DEPTH_TWO_KEEP = 6  # sequences kept to try one event more after (the beam's width)
 BLIND_DEPTH = 4  # events the camera may have missed while it saw nothing
 DISCARD_TOGETHER = 3  # the pile's top cards whose order the camera may see mixed
+ACCUSE_GAP = 2 * MARKER_MISS  # a rule break is flagged when no legal story comes this near
 
 
 @dataclass
@@ -70,6 +71,7 @@ class Explanation:
     # happened), and its distance
     legal: list[Event] = field(default_factory=list)
     legal_distance: float = 0.0
+    accused: bool = False  # the rule break is what the camera saw (`accuses`)
 
     @property
     def explained(self) -> bool:
@@ -80,6 +82,12 @@ class Explanation:
     @property
     def ambiguous(self) -> bool:
         return bool(self.alternatives)
+
+    @property
+    def seen_distance(self) -> float:
+        """How far the view is from what the events leave, their rule breaks and number
+        aside."""
+        return self.distance - ILLEGAL * self.illegal - _extra(self.events)
 
 
 # --- how far two views are ------------------------------------------------------------------
@@ -319,7 +327,21 @@ def explain(game: Game, seen: TableView, hints: Hints = NO_HINTS, *, depth: int 
     found = Explanation(events, best, alternatives, illegal)
     if illegal:
         found.legal, found.legal_distance = _nearest_legal(game, scored, still)
+        found.accused = accuses(game, found, hints)
     return found
+
+
+def accuses(game: Game, found: Explanation, hints: Hints) -> bool:
+    """Whether the camera saw a rule broken, rather than misread a legal play (a card read
+    as another, a marker miscounted, an event missed before): the view is as the illegal
+    events leave it, within a camera's noise, and no legal explanation comes near; or an
+    attack the camera saw slide (an attack on a hero leaves nothing else on the table)."""
+    if found.seen_distance > NOISE:
+        return False
+    slid = set(_slid(game, hints))
+    if any(isinstance(e, Attack) and e.attacker in slid for e in found.events):
+        return True
+    return found.legal_distance - found.seen_distance >= ACCUSE_GAP
 
 
 def _nearest_legal(game: Game, scored: list[tuple[float, list[Event], Game]],

@@ -173,10 +173,11 @@ class Game:
                                                    f"{event_words(event)} ignored")]
         check = CHECKS.get(event.type)
         found = check(self, event) if check else []
-        return [make_alert(code, index, message) for code, message in found]
+        return [make_alert(code, index, message, unsure=bool(event.unsure))
+                for code, message in found]
 
     def is_legal(self, event: Event) -> bool:
-        return not any(a.severity == "illegal" for a in self.check(event))
+        return not any(a.severity != "warning" for a in self.check(event))
 
     def legal_moves(self, rng: random.Random | None = None) -> list[Event]:
         """Every event the active player may make now without breaking a rule (split damage
