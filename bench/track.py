@@ -147,7 +147,7 @@ def score(truth: Game, tracker: LiveTracker) -> tuple[Score, list[tuple[int, int
     # a secret is set face down: its suit is a guess until it is turned over
     secrets = [e.card for e in wrong if truth.sides[e.player].hero.is_secret(e.card)]
     return Score(readable_state(tracker.game) == readable_state(truth), len(wanted), len(got),
-                 len(pairs), len(tracker.choices),
+                 len(pairs), len(tracker.asked()),
                  sum(1 for a in tracker.game.alerts if a.severity == "illegal"), misses,
                  [e.card for e in wrong], secret_suits=secrets,
                  unsure_alerts=sum(a.severity == "unsure" for a in tracker.game.alerts)), pairs

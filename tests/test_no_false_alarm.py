@@ -61,7 +61,7 @@ def test_the_players_answer_settles_an_unsure_rule_break():
 
     denied = LiveTracker(game=game.copy())
     denied.seen(_with_armor(view, "p2", 3), now=True)
-    denied.answer(denied.choices[-1], len(denied.choices[-1].options) - 1)  # a misread
+    denied.answer(denied.choices[-1], denied.choices[-1].options.index([]))  # a misread
     assert denied.game.alerts == [] and denied.events[-1].type == "new_game"
 
 

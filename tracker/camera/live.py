@@ -11,6 +11,7 @@ the answer (`answer`), which replays the log from that point.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tracker.rules.board import EngineError
@@ -21,7 +22,7 @@ from tracker.rules.narrate import describe_event
 
 from .questions import Option, Question
 from .reconcile import BLIND_DEPTH, Explanation, explain, may_hold
-from .view import NO_HINTS, Hints, TableView, expected_view
+from .view import NO_HINTS, Hints, TableView, expected_view, renamed
 
 PHONE_EVENTS = ("new_game", "end_turn", "concede")
 ASKED = "The camera could not tell which happened; the first is in the score now:"
@@ -32,6 +33,12 @@ MAX_OPTIONS = 20  # a question's options (the likeliest first)
 MAX_QUESTIONS = 50  # the newest open choices put to the phones; older ones keep their answer
 REVISE_MARGIN = 0.5  # a revised explanation must be this much nearer to replace the last
 FALSE_END_DROPS = 3  # the camera's events at most taken out to undo an end the table denies
+
+
+def _renamed(ident: str | list[str], read: str, card: str) -> str | list[str]:
+    if isinstance(ident, list):
+        return [card if t == read else t for t in ident]
+    return card if ident == read else ident
 
 
 def _new_in_play(game: Game, view: TableView) -> bool:
@@ -57,20 +64,38 @@ def _merged(first: Hints, then: Hints) -> Hints:
 
 @dataclass
 class Choice:
-    """An explanation the camera could not be sure of: where it went in the log, and every
-    answer the table allows (the first is the one applied)."""
+    """A view the camera explained: where its events went in the log, and the other ways
+    the table could have come about (the first is the one applied), nearest first, then
+    "nothing happened". One it could not be sure of is `asked` (a question); any may be
+    fixed by a person (`LiveTracker.fix`)."""
 
     index: int  # the log's index of the first event it applied
     options: list[list[Event]]
     chosen: int = 0
     id: int = 0
     answered: bool = False
-    labels: list[str] = field(default_factory=list)  # each option in words
+    labels: list[str] = field(default_factory=list)  # each option in words (asked ones)
     prompt: str = ASKED
+    asked: bool = True
 
     @property
     def events(self) -> list[Event]:
         return self.options[self.chosen]
+
+    def covers(self, index: int) -> bool:
+        return self.index <= index < self.index + len(self.events)
+
+
+@dataclass(frozen=True)
+class Fixes:
+    """What a person may put in place of the events a view was explained by, as the phone
+    offers it: the log's events `index` to `index + length`, and each option (`chosen` is
+    the one in the log)."""
+
+    index: int
+    length: int
+    options: tuple[tuple[Event, ...], ...]
+    chosen: int
 
 
 @dataclass
@@ -78,11 +103,14 @@ class LiveTracker:
     game: Game = field(default_factory=Game)
     choices: list[Choice] = field(default_factory=list)
     unexplained: int = 0  # stable views no events could explain
+    _ids: int = 0  # the last choice's id
+    # cards the players named by hand, by what the camera reads them as (while on the table)
+    named: dict[str, str] = field(default_factory=dict)
     # a view explained badly, left to wait for the next: its explanation and hints
     _waiting: tuple[Explanation, Hints] | None = None
     # the last explanation applied, which the next view may revise: where it went in the
-    # log, the explanation, its hints, whether it asked a question
-    _last: tuple[int, Explanation, Hints, bool] | None = None
+    # log, the explanation, its hints
+    _last: tuple[int, Explanation, Hints] | None = None
     # the camera saw nothing for a while: the next view may need several events
     _after_blind: bool = False
 
@@ -122,6 +150,7 @@ class LiveTracker:
         weapon's markers not yet taken): it waits for the next view, which is explained
         together with it if that explains both well, or else after it. Nothing waits when
         it must be decided `now` (the turn ends)."""
+        view, hints = self._as_named(view, hints)
         if self.game.over and _new_in_play(self.game, view):
             self._undo_false_end()
         if self.game.table is None or self.game.over:
@@ -167,7 +196,7 @@ class LiveTracker:
         again from before it, with both views' hints, if that is nearer."""
         if self._last is None:
             return False
-        start, _, last_hints, asked = self._last
+        start, _, last_hints = self._last
         before = self.game.copy()
         while len(before.events) > start:
             before.pop()
@@ -176,8 +205,7 @@ class LiveTracker:
             return False
         while len(self.game.events) > start:
             self.game.pop()
-        if asked:
-            self.choices.pop()
+        self.choices.pop()  # the last view's
         self._apply(again, _merged(last_hints, hints))
         return True
 
@@ -202,13 +230,14 @@ class LiveTracker:
         if unsure:  # a rule break the camera may have misread: asked, legal answers next
             options += [o for o in (found.legal, []) if o not in options]
         asked = len(options) > 1
-        self._last = (len(self.game.events), found, hints, asked)
+        self._last = (len(self.game.events), found, hints)
         confidence = round(1.0 / (1.0 + found.distance + len(found.alternatives)), 3)
-        if asked:
-            self.choices.append(Choice(len(self.game.events), options,
-                                       id=len(self.choices) + 1,
-                                       labels=[self._words(o) for o in options],
-                                       prompt=UNSURE if unsure else ASKED))
+        self._ids += 1
+        self.choices.append(Choice(
+            len(self.game.events),
+            options + [o for o in (*found.runners_up, []) if o not in options], id=self._ids,
+            labels=[self._words(o) for o in options] if asked else [],
+            prompt=UNSURE if unsure else ASKED, asked=asked))
         for event in found.events:
             sure = confidence / self._face_down_suits(event)
             update = {"source": "camera", "confidence": round(sure, 3)}
@@ -241,16 +270,31 @@ class LiveTracker:
                     self._rewrite(index, [seen])
                     break
 
-    def _rewrite(self, index: int, events: list[Event], length: int = 1) -> None:
+    def _rewrite(self, index: int, events: list[Event], length: int = 1,
+                 rename: Callable[[Event], Event] | None = None) -> None:
         """Replace `length` events of the log from `index` by `events`; replay the rest. A
-        later event that no longer makes sense on the table it now meets is dropped."""
+        later event that no longer makes sense on the table it now meets is dropped, and so
+        is the choice that explained it; the others follow their events."""
         self._last = None  # the log changed under it
         later = self.game.events[index + length:]
         while len(self.game.events) > index:
             self.game.pop()
-        for event in [*events, *later]:
+        for event in events:
             with contextlib.suppress(EngineError):
                 self.game.apply(event)
+        moved: dict[int, int] = {}  # a later event's index then → now
+        for old, event in enumerate(later, index + length):
+            with contextlib.suppress(EngineError):
+                self.game.apply(rename(event) if rename else event)
+                moved[old] = len(self.game.events) - 1
+        kept = []
+        for choice in self.choices:
+            if choice.index >= index + length:
+                if choice.index not in moved:
+                    continue
+                choice.index = moved[choice.index]
+            kept.append(choice)
+        self.choices = kept
 
     def _words(self, events: list[Event]) -> str:
         """The events in words, with the rules they break; none: nothing happened."""
@@ -264,14 +308,75 @@ class LiveTracker:
         return "; ".join(words)
 
     def open_choices(self) -> list[Choice]:
-        return [c for c in self.choices if not c.answered]
+        """The questions no one answered yet."""
+        return [c for c in self.choices if c.asked and not c.answered]
+
+    def asked(self) -> list[Choice]:
+        """Every question the camera put, answered or not."""
+        return [c for c in self.choices if c.asked]
+
+    def fixes(self) -> list[Fixes]:
+        """Each view's explanation still in the log, with what a person may put instead."""
+        return [Fixes(c.index, len(c.events), tuple(tuple(o) for o in c.options), c.chosen)
+                for c in self.choices]
+
+    def _as_named(self, view: TableView, hints: Hints) -> tuple[TableView, Hints]:
+        """The view with the cards the players named by hand, while those lie on the table."""
+        table = self.game.table
+        names = {read: card for read, card in self.named.items()
+                 if table is not None and table.where(card) not in (None, "deck")
+                 and not (table.where(card) or "").startswith("hand:")}
+        return renamed(view, hints, names) if names else (view, hints)
+
+    def name_card(self, index: int, card: str) -> None:
+        """The players name the card of the camera's play `index` by hand: the play is
+        that card (its target and choice kept where the card takes them), later events
+        that name the misread card as attacker or target name it, and the camera's later
+        readings of the misread card are taken as it."""
+        play = self.game.events[index]
+        read = play.card
+        fixed = play.model_copy(update={"card": card, "source": "phone", "confidence": None,
+                                        "unsure": None})
+        before = self.game.copy()
+        while len(before.events) > index:
+            before.pop()
+        if {a.code for a in before.check(fixed)} & {"invalid_target", "missing_choice"}:
+            fixed = fixed.model_copy(update={"target": None, "choice": None})
+        self.named[read] = card
+
+        def rename(event: Event) -> Event:
+            update = {key: _renamed(getattr(event, key), read, card)
+                      for key in ("attacker", "target") if getattr(event, key, None)}
+            return event.model_copy(update=update) if update else event
+
+        choice = next((c for c in self.choices if c.covers(index)), None)
+        if choice is None:
+            self._rewrite(index, [fixed], 1, rename)
+            return
+        events = [fixed if choice.index + k == index else e
+                  for k, e in enumerate(self.game.events[choice.index:][:len(choice.events)])]
+        choice.options.append(events)
+        self.answer(choice, len(choice.options) - 1, rename)
+
+    def fix(self, index: int, events: list[Event]) -> None:
+        """A person's fix of the camera's event `index`: the events of the view it came
+        from are replaced by `events` (one of that view's options, or the phone's own, such
+        as the card named by hand), and the log is replayed from there. A camera event no
+        view explains any longer is replaced alone."""
+        choice = next((c for c in self.choices if c.covers(index)), None)
+        if choice is None:
+            self._rewrite(index, events, 1)
+            return
+        if events not in choice.options:
+            choice.options.append(events)
+        self.answer(choice, choice.options.index(events))
 
     def questions(self) -> list[Question]:
         """The newest open choices, as questions for the phones: each option in words, with
         the events it stands for (the first is the one applied)."""
         return [Question(id=c.id, prompt=c.prompt, options=[
             Option(label=label[:200], events=events)
-            for label, events in list(zip(c.labels, c.options, strict=True))[:MAX_OPTIONS]])
+            for label, events in list(zip(c.labels, c.options, strict=False))[:MAX_OPTIONS]])
             for c in self.open_choices()[-MAX_QUESTIONS:]]
 
     def _undo_false_end(self) -> None:
@@ -300,8 +405,10 @@ class LiveTracker:
             self.game = ended
         self.choices = [c for c in self.choices if c.index < len(self.game.events)]
 
-    def answer(self, choice: Choice, option: int) -> None:
-        """A person's answer to a choice: the log is replayed with it from that point."""
+    def answer(self, choice: Choice, option: int,
+               rename: Callable[[Event], Event] | None = None) -> None:
+        """A person's answer to a choice: the log is replayed with it from that point (the
+        later events `rename`d, where a card was named otherwise)."""
         length = len(choice.events)
         choice.chosen, choice.answered = option, True
-        self._rewrite(choice.index, choice.events, length)
+        self._rewrite(choice.index, choice.events, length, rename)

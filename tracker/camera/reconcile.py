@@ -55,6 +55,8 @@ EXTRA_EVENT = 0.75  # a second event must explain more than one marker
 DEPTH_TWO_KEEP = 6  # sequences kept to try one event more after (the beam's width)
 BLIND_DEPTH = 4  # events the camera may have missed while it saw nothing
 DISCARD_TOGETHER = 3  # the pile's top cards whose order the camera may see mixed
+RUNNERS_UP = 4  # the next nearest explanations kept for a person's fix …
+RUNNERS_UP_SCAN = 60  # … looked for among this many
 ACCUSE_GAP = 2 * MARKER_MISS  # a rule break is flagged when no legal story comes this near
 
 
@@ -72,6 +74,8 @@ class Explanation:
     legal: list[Event] = field(default_factory=list)
     legal_distance: float = 0.0
     accused: bool = False  # the rule break is what the camera saw (`accuses`)
+    # the next nearest explanations that leave another game: what a person may pick instead
+    runners_up: list[list[Event]] = field(default_factory=list)
 
     @property
     def explained(self) -> bool:
@@ -316,15 +320,15 @@ def explain(game: Game, seen: TableView, hints: Hints = NO_HINTS, *, depth: int 
     if best - ILLEGAL * illegal > still - NOISE and not _slid(game, hints):
         return Explanation([], still)
     outcome = ahead.state().model_dump(exclude={"alerts"})
-    alternatives, outcomes = [], [outcome]
-    for distance, other_events, other_game in scored[1:]:
-        if distance > best:
+    alternatives, runners_up, outcomes = [], [], [outcome]
+    for distance, other_events, other_game in scored[1:RUNNERS_UP_SCAN]:
+        if distance > best and len(runners_up) == RUNNERS_UP:
             break
         other_outcome = other_game.state().model_dump(exclude={"alerts"})
         if other_outcome not in outcomes:
             outcomes.append(other_outcome)
-            alternatives.append(other_events)
-    found = Explanation(events, best, alternatives, illegal)
+            (alternatives if distance <= best else runners_up).append(other_events)
+    found = Explanation(events, best, alternatives, illegal, runners_up=runners_up)
     if illegal:
         found.legal, found.legal_distance = _nearest_legal(game, scored, still)
         found.accused = accuses(game, found, hints)
