@@ -71,6 +71,18 @@ def recorded_camera(path: Path = READING):
     return lambda subscriber: CameraFeed(reading, subscriber, speed=None)
 
 
+def played(reading):
+    """The game a reading gives, played through the stabilizer and the live tracker with no
+    server, every frame, as the feed plays it."""
+    from tracker.camera import LiveTracker, TableReader
+
+    reader = TableReader(LiveTracker())
+    for _ in reader.read(enumerate(reading.frames), dict(reading.inputs)):
+        pass
+    reader.settle()
+    return reader.tracker.game
+
+
 def misread(reading, read: str, seen: str):
     """The reading with every sighting of card `read` (and every guess of it) named `seen`:
     a camera that misreads one card every time it looks."""
