@@ -4,6 +4,8 @@ test can kill it)."""
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 import resource
 import signal
@@ -81,6 +83,19 @@ def played(reading):
         pass
     reader.settle()
     return reader.tracker.game
+
+
+@functools.cache
+def recorded_end(read: str | None = None, seen: str | None = None) -> str:
+    """The final state (JSON) of the recorded reading played with no server; with `read`
+    misread as `seen` every time. Played once a test session: the tests that want it share
+    it."""
+    from tracker.camera import Reading
+
+    reading = Reading.load(READING)
+    if read is not None:
+        reading = misread(reading, read, seen)
+    return json.dumps(played(reading).state().model_dump(mode="json"))
 
 
 def misread(reading, read: str, seen: str):

@@ -6,12 +6,13 @@ sentence and queues nothing. The feed applies a fix only to the event it was mad
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 
 import httpx
 import pytest
-from live_server import READING, held_camera, misread, played, wait_for_camera
+from live_server import READING, held_camera, misread, recorded_end, wait_for_camera
 from test_api import Quick, one_sentence, serve, state
 from test_fixes import _misread_game
 
@@ -90,20 +91,19 @@ def test_a_bad_fix_is_one_sentence_and_queues_nothing(held):
     assert second.status_code == 409 and "another fix" in one_sentence(second)
 
 
-def test_a_misread_card_named_two_events_later_ends_the_game_right(held, reading):
+def test_a_misread_card_named_two_events_later_ends_the_game_right(held):
     live, frames = held
     assert live.post(f"/api/events/{PLAYED}/fix", {"card": "8C"}).status_code == 200
     frames.go()
     ended = wait_for_camera(live)
-    truth = played(reading)
-    assert truth.state().model_dump(mode="json") == {
-        key: ended[key] for key in truth.state().model_dump(mode="json")}
+    truth = json.loads(recorded_end())
+    assert {key: ended[key] for key in truth} == truth
     log = live.get("/api/log").json()["events"]
     fixed = log[PLAYED]
     assert fixed["card"] == "8C" and fixed["source"] == "phone"
     assert [e["attacker"] for e in log if e["type"] == "attack"
             and e["attacker"] in ("8C", "8H")] == ["8C"]  # the camera read on as 8C
-    wrong = played(misread(reading, "8C", "8H")).state().model_dump(mode="json")
+    wrong = json.loads(recorded_end("8C", "8H"))
     assert wrong["players"]["p1"] != ended["players"]["p1"]  # the misread mattered
 
 

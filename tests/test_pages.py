@@ -26,8 +26,8 @@ from live_server import (
     ThreadServer,
     held_camera,
     misread,
-    played,
     recorded_camera,
+    recorded_end,
     wait_for_camera,
 )
 
@@ -589,7 +589,7 @@ def test_a_misread_card_is_named_on_the_phone_two_events_later(browser, tmp_path
             expect(tid(phone, "toast")).to_contain_text("Sent to the camera")
             frames.go()  # the camera plays on, still reading 8♣ as 8♥
             ended = wait_for_camera(live)
-            truth = played(reading).state().model_dump(mode="json")
+            truth = json.loads(recorded_end())
             assert {key: ended[key] for key in truth} == truth
             expect(tid(phone, "health-p1")).to_have_text(str(truth["players"]["p1"]["health"]))
             expect(tid(phone, "result")).to_be_visible()
