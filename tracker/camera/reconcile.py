@@ -76,6 +76,8 @@ class Explanation:
     accused: bool = False  # the rule break is what the camera saw (`accuses`)
     # the next nearest explanations that leave another game: what a person may pick instead
     runners_up: list[list[Event]] = field(default_factory=list)
+    view: TableView | None = None  # what it explains, to explain again after a person's fix
+    hints: Hints = NO_HINTS
 
     @property
     def explained(self) -> bool:
@@ -288,8 +290,15 @@ def explain(game: Game, seen: TableView, hints: Hints = NO_HINTS, *, depth: int 
             seed: int = 0) -> Explanation:
     """The events, at most `depth` of them, whose predicted view is nearest to `seen`: one
     event, then, while none explains the view, the nearest few sequences one event longer
-    (a beam: after a blind spell the camera may have missed several)."""
-    rng = random.Random(seed)
+    (a beam: after a blind spell the camera may have missed several). It keeps the view
+    and hints it explains."""
+    found = _explain(game, seen, hints, depth, random.Random(seed))
+    found.view, found.hints = seen, hints
+    return found
+
+
+def _explain(game: Game, seen: TableView, hints: Hints, depth: int,
+             rng: random.Random) -> Explanation:
     still = view_distance(expected_view(game), seen)
     scored: list[tuple[float, list[Event], Game]] = []
     beam: list[tuple[float, list[Event], Game]] = [(still, [], game)]
