@@ -13,7 +13,7 @@ from tracker.camera.live import LiveTracker
 from tracker.camera.reconcile import BLIND_DEPTH, explain
 from tracker.camera.view import UNNAMED, Hints, expected_view
 from tracker.rules.bot import play_game
-from tracker.rules.events import Attack, EndTurn, Play
+from tracker.rules.events import Attack, EndTurn, Play, parse_event
 from tracker.rules.heroes import hero_names
 from tracker.rules.intent import against_intent
 
@@ -141,3 +141,17 @@ def test_after_a_blind_spell_several_events_are_found_together():
     found = explain(table.game, seen, depth=BLIND_DEPTH)
     assert found.explained and not found.illegal
     assert sorted(e.card for e in found.events) == sorted(e.card for e in missed)
+
+
+def test_totemic_call_is_read_though_a_card_shown_before_went_to_the_pile():
+    """A spell shown on its way to the pile is among the hints when Thrall turns his hero
+    card: the cards turned over are the ones that may lie in the deck, the totem first."""
+    table = start("thrall", "garrosh", turn=5)
+    table.play("p1", "JH", target="p2")  # Lightning Bolt, shown, then on the pile
+    assert table.game.table.where("JH") == "discard"
+    truth = table.game.copy()
+    truth.apply(call := parse_event({"type": "hero_power", "player": "p1",
+                                     "revealed": ["5D"]}))
+    assert [m.card for m in truth.sides["p1"].minions] == ["5D"]  # Wrath of Air Totem
+    found = explain(table.game, expected_view(truth), Hints(revealed=("JH",)))
+    assert found.events == [call] and found.explained
