@@ -155,3 +155,23 @@ def test_totemic_call_is_read_though_a_card_shown_before_went_to_the_pile():
     assert [m.card for m in truth.sides["p1"].minions] == ["5D"]  # Wrath of Air Totem
     found = explain(table.game, expected_view(truth), Hints(revealed=("JH",)))
     assert found.events == [call] and found.explained
+
+
+def test_a_hero_power_seen_before_its_target_died_is_explained_again():
+    """Jaina's hero card is turned before the minion she pings is put on the pile: the first
+    view reads as Fireblast at a hero, the next would need a second Fireblast (illegal);
+    the two views are one move, explained again from before it."""
+    table = start("jaina", "garrosh", turn=4)
+    table.play("p2", "6H")
+    table.end_turn()
+    tracker = LiveTracker()
+    tracker.game = table.game.copy()
+    midway = table.game.copy()
+    midway.apply(parse_event({"type": "hero_power", "player": "p1", "target": "p2"}))
+    tracker.seen(expected_view(midway))  # the hero card turned, 6H not yet gone
+    truth = table.game.copy()
+    truth.apply(ping := parse_event({"type": "hero_power", "player": "p1", "target": "6H"}))
+    tracker.seen(expected_view(truth))
+    assert [e.model_copy(update={"source": None, "confidence": None})
+            for e in tracker.events[len(table.game.events):]] == [ping]
+    assert not tracker.game.alerts

@@ -128,7 +128,9 @@ class LiveTracker:
         self._unmask_secrets(hints.revealed)
         depth, self._after_blind = BLIND_DEPTH if self._after_blind else 2, False
         found = explain(self.game, view, hints, depth=depth)
-        if not found.explained and self._revise(view, hints, found):
+        # a view left unexplained, or explained only by breaking a rule, may show that the
+        # last one was a move caught midway
+        if (not found.explained or found.illegal) and self._revise(view, hints, found):
             return self._last[1]
         return self._apply_or_wait(found, hints, now)
 
