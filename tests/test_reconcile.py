@@ -175,3 +175,24 @@ def test_a_hero_power_seen_before_its_target_died_is_explained_again():
     assert [e.model_copy(update={"source": None, "confidence": None})
             for e in tracker.events[len(table.game.events):]] == [ping]
     assert not tracker.game.alerts
+
+
+def test_a_spell_on_the_pile_seen_again_is_not_the_opponent_s_secret_turned_over():
+    """Garrosh's Whirlwind (JD) is one of Uther's secret cards too: seen again under the
+    pile's top, it is not Uther's face-down secret turned over, since the game has it on
+    the pile."""
+    table = start("garrosh", "uther", turn=4)
+    tracker = LiveTracker()
+    tracker.game = table.game.copy()
+    truth = table.game.copy()
+    truth.apply(Play(player="p2", card="JS"))  # a secret, face down
+    tracker.seen(expected_view(truth))
+    tracker.phone(EndTurn())
+    truth.apply(EndTurn())
+    truth.apply(Play(player="p1", card="JD"))
+    tracker.seen(expected_view(truth))
+    truth.apply(Play(player="p1", card="2H"))
+    tracker.seen(expected_view(truth), Hints(revealed=("JD",)))  # a corner of the pile
+    played = [(e.player, e.card) for e in tracker.events if e.type == "play"]
+    assert ("p1", "JD") in played and ("p2", "JD") not in played
+    assert played[-1] == ("p1", "2H")
