@@ -193,3 +193,17 @@ def test_a_joker_guessed_on_the_pile_is_the_coin_there():
     card = Sighting("UNKNOWN", 0.6, 835, 300, "discard", guess="9S")
     assert run(Stabilizer(), [[coin]] * 8)[0].view.discard_top == "JK"
     assert run(Stabilizer(), [[card]] * 8) == []  # an unsure guess names nothing
+
+
+def test_a_card_under_the_pile_s_top_read_again_is_not_a_card_shown():
+    """The pile's lower cards show their corners and are named now and then: such a card
+    is not a spell shown between two views (it was shown when it came)."""
+    minion = card("6H", 300, 420, "p1.minions")
+    lower = Sighting("UNKNOWN", 0.9, 835, 300, "discard", guess="JD")
+    top = Sighting("UNKNOWN", 0.95, 845, 290, "discard", guess="9S")  # laid askew on it
+    stabilizer = Stabilizer()
+    first = run(stabilizer, [[minion, lower]] * 8)
+    assert first[-1].view.discard_top == "JD"
+    later = run(stabilizer, [[minion, top]] * 8 + [[minion, top, lower]] * 4
+                + [[top]] * 20, start=8)  # JD's corner read again; then 6H goes
+    assert later[-1].view.discard_top == "9S" and later[-1].hints.revealed == ()

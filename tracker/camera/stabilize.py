@@ -217,7 +217,9 @@ class Stabilizer:
             # across the zone on its way to the discard); a token is a face-down stack
             if (trail.zone or "").endswith(".attack") and trail.still_hits >= self.settle:
                 self._attackers[trail.card if trail.face_up else TOKEN] = None
-            if trail.face_up and trail.card not in known and trail.zone:  # a spell shown
+            # a spell shown; the pile's lower cards, whose corners are read now and then,
+            # were shown when they came (the pile's top is in the view)
+            if trail.face_up and trail.card not in known and trail.zone not in (None, "discard"):
                 self._shown[trail.card] = None
 
     def _on_table(self, trail: Trail, frame: int) -> bool:
