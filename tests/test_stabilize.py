@@ -207,3 +207,15 @@ def test_a_card_under_the_pile_s_top_read_again_is_not_a_card_shown():
     later = run(stabilizer, [[minion, top]] * 8 + [[minion, top, lower]] * 4
                 + [[top]] * 20, start=8)  # JD's corner read again; then 6H goes
     assert later[-1].view.discard_top == "9S" and later[-1].hints.revealed == ()
+
+
+def test_an_unnamed_strip_towards_the_minion_s_owner_is_a_buff_marker():
+    """A +1/+1 marker shows its back's strip towards the minion's owner; a buff spell its
+    face towards the opponent (`docs/table.md`): unnamed, the side tells them apart."""
+    mine, theirs = card("3C", 190, 421, "p1.minions"), card("7S", 702, 180, "p2.minions")
+    marker = card("UNKNOWN", 190, 433, "p1.minions", 0.4)  # p1 sits at y = 600
+    spell = card("UNKNOWN", 702, 197, "p2.minions", 0.4)  # towards p1: p2's opponent
+    view = run(Stabilizer(), [[mine, marker, theirs, spell]] * 8)[0].view
+    assert [(m.card, m.buffs, m.spells) for m in view.sides["p1"].minions] == [("3C", 1, ())]
+    assert [(m.card, m.buffs, m.spells) for m in view.sides["p2"].minions] == \
+        [("7S", 0, (UNNAMED,))]

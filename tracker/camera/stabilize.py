@@ -347,10 +347,13 @@ def _tucked_spell(trail: Trail, mine: list[Trail]) -> bool:
         for t in mine)
 
 
-def _spells_under(mine: list[Trail], placed: list[tuple[Trail, dict]]) -> None:
+def _spells_under(player: str, mine: list[Trail], placed: list[tuple[Trail, dict]]) -> None:
     """A face-up card tucked under a minion is a spell that buffs it. It shows a strip
-    beyond the minion, often without its index: the recogniser names it, abstains on it
-    (UNNAMED here: the spell was seen when it was shown) or reads the minion's name again."""
+    beyond the minion towards the opponent, often without its index: the recogniser names
+    it, abstains on it (UNNAMED here: the spell was seen when it was shown) or reads the
+    minion's name again. A strip towards the owner that it cannot name is a +1/+1 marker's
+    back (`docs/table.md`)."""
+    towards_owner = 1.0 if player == "p1" else -1.0  # p1 sits at y = 600, p2 at y = 0
     minions = {id(t) for t, _ in placed}
     for t in mine:
         if not t.zone.endswith(".minions") or t.sideways or id(t) in minions or \
@@ -362,7 +365,9 @@ def _spells_under(mine: list[Trail], placed: list[tuple[Trail, dict]]) -> None:
         d, minion, view = min(near, key=lambda n: n[0])
         if not SPELL_MIN_MM < d < MARKER_REACH_MM:
             continue
-        if t.card in (UNKNOWN, minion.card):
+        if t.card in (UNKNOWN, minion.card) and (t.y - minion.y) * towards_owner > 0:
+            view["buffs"] += 1
+        elif t.card in (UNKNOWN, minion.card):
             view["spells"].append(UNNAMED)
         elif not _is_minion_card(t.card) and t.card not in view["spells"]:
             view["spells"].append(t.card)
@@ -388,7 +393,7 @@ def build_view(trails: list[Trail], laid: dict[str, int] | None = None) -> Table
                 minions.append((t.x, {"card": t.card, "damage": 0, "buffs": 0, "spells": [],
                                       "attacking": zone == "attack"}))
                 placed.append((t, minions[-1][1]))
-        _spells_under(mine, placed)
+        _spells_under(player, mine, placed)
         cards = list(minions)
         stacks: list[float] = []
         for t in sorted(mine, key=lambda t: t.x):
