@@ -3,6 +3,8 @@ hand passes over them, a change counted once it holds, an attack kept as a hint.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tracker.camera.stabilize import Sighting, Stabilizer
 from tracker.camera.view import UNNAMED
 
@@ -219,3 +221,14 @@ def test_an_unnamed_strip_towards_the_minion_s_owner_is_a_buff_marker():
     assert [(m.card, m.buffs, m.spells) for m in view.sides["p1"].minions] == [("3C", 1, ())]
     assert [(m.card, m.buffs, m.spells) for m in view.sides["p2"].minions] == \
         [("7S", 0, (UNNAMED,))]
+
+
+def test_one_card_laid_on_the_pile_and_named_two_ways_is_named_by_the_frames_votes():
+    """The recogniser may find the pile's new top twice, naming it two ways: both names
+    came at once, and the one the frames give more often is the top."""
+    right = [Sighting("UNKNOWN", 0.9, 838, 296, "discard", guess="JH"),
+             Sighting("UNKNOWN", 0.87, 836, 297, "discard", guess="JH")]
+    wrong = Sighting("UNKNOWN", 0.84, 832, 296, "discard", guess="JC")
+    first = replace(wrong, confidence=0.95)  # read best in the first frame: its trail first
+    assert run(Stabilizer(), [[first, *right]] + [[wrong, *right]] * 8)[0].view.discard_top \
+        == "JH"

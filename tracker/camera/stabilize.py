@@ -43,6 +43,7 @@ COVERED = 8  # … by a hand that stopped over it: gone after this many quiet fr
 GONE = 2  # frames unseen where nothing moves after which any other card is gone
 MARKER_REACH_MM = 35.0  # a face-down card this near a minion's centre is under it
 STACK_MM = 25.0  # face-down cards this near one another are one token's stack
+ARRIVAL_FRAMES = 3  # names first read on the pile this close together came with one card
 SPELL_MIN_MM = 8.0  # a buff spell under a minion peeks out this far at least (17 mm, drawn)
 PLAYERS = ("p1", "p2")
 
@@ -418,10 +419,17 @@ def build_view(trails: list[Trail], laid: dict[str, int] | None = None) -> Table
             armor=sum(1 for t in mine if t.zone == f"{player}.armor" and t.card == BACK),
             secrets=sum(1 for t in mine if t.zone == f"{player}.secrets" and t.card == BACK),
             power_used=_power_used(mine, player))
-    discard = [t for t in trails if t.zone == "discard" and t.face_up]
-    # the top: the name that came onto the pile last (laid in the same place as the card it
-    # covers, it may be the same trail with a new name)
-    laid = laid or {}
-    top = max(discard, key=lambda t: laid.get(t.card, max(t.first, t.named_since))).card \
-        if discard else None
+    top = _pile_top([t for t in trails if t.zone == "discard" and t.face_up], laid or {})
     return TableView(sides=sides, deck=0, discard=(top,) if top else ())
+
+
+def _pile_top(discard: list[Trail], laid: dict[str, int]) -> str | None:
+    """The name that came onto the pile last (laid in the same place as the card it covers,
+    it may be the same trail with a new name). One card laid may be found twice and named
+    two ways: of the names that came with it, the frames' votes pick."""
+    if not discard:
+        return None
+    came = {t.card: laid.get(t.card, max(t.first, t.named_since)) for t in discard}
+    last = max(came.values())
+    arrived = [card for card, frame in came.items() if frame >= last - ARRIVAL_FRAMES]
+    return max(arrived, key=lambda card: (sum(t.votes[card] for t in discard), card))
