@@ -196,3 +196,19 @@ def test_a_spell_on_the_pile_seen_again_is_not_the_opponent_s_secret_turned_over
     played = [(e.player, e.card) for e in tracker.events if e.type == "play"]
     assert ("p1", "JD") in played and ("p2", "JD") not in played
     assert played[-1] == ("p1", "2H")
+
+
+def test_arcane_missiles_shared_among_targets_is_read_from_the_markers():
+    """Split damage's points may go anywhere: every way to share them is tried, and the
+    one the markers show is found (sampling one spread at random missed it)."""
+    table = start("jaina", "garrosh", turn=6)
+    table.play("p2", "2H")
+    table.play("p2", "6C")
+    table.end_turn()
+    truth = table.game.copy()
+    truth.apply(missiles := Play(player="p1", card="JD", target=["2H", "p2", "6C"]))
+    assert [m.card for m in truth.sides["p2"].minions] == ["2H"]  # 6C died, 2H marked
+    found = explain(table.game, expected_view(truth))
+    assert found.explained  # 6C hit twice looks the same: a question, the truth among it
+    assert sorted(missiles.targets) in [sorted(option[0].targets) for option in
+                                        [found.events, *found.alternatives]]

@@ -158,7 +158,7 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
     for card in dict.fromkeys([*new, *shown]):
         owners = [player, other(player)] if card != JOKER else [player]
         for owner in owners:  # a card seen on the wrong side is still tried, and flagged
-            found += card_plays(game, owner, card, rng)
+            found += card_plays(game, owner, card, rng, every_spread=True)
     found += _secrets_set(game, seen, rng)
     found += _weapons_laid(game, seen, expected, rng)
     everyone = characters(game)
