@@ -232,3 +232,19 @@ def test_one_card_laid_on_the_pile_and_named_two_ways_is_named_by_the_frames_vot
     first = replace(wrong, confidence=0.95)  # read best in the first frame: its trail first
     assert run(Stabilizer(), [[first, *right]] + [[wrong, *right]] * 8)[0].view.discard_top \
         == "JH"
+
+
+def test_a_card_laid_on_the_pile_comes_when_named_though_a_lower_corner_is_confirmed_later():
+    """JD laid on the pile by a hand that lingers: the trail under it takes JD's name at
+    once, and a corner of the joker under it, read while the hand moves, is confirmed
+    frames later. Both came with the hand: the frames' votes make JD the top."""
+    pile = Sighting("UNKNOWN", 0.85, 836, 300, "discard", guess="6H")  # read at a glance
+    laid = Sighting("JD", 1.0, 837, 303, "discard")
+    corner = Sighting("UNKNOWN", 0.69, 834, 291, "discard", guess="JK")
+    stabilizer = Stabilizer()
+    assert run(stabilizer, [[pile]] * 10)[-1].view.discard_top == "6H"
+    hand = frozenset({"discard"})
+    for frame in range(10, 16):
+        stabilizer.update(frame, [laid, corner], hand)
+    later = run(stabilizer, [[laid, corner]] * 10, start=16)
+    assert later[-1].view.discard_top == "JD"

@@ -170,12 +170,13 @@ class Stabilizer:
         return {card: first for card, (first, _) in self._pile.items()}
 
     def _note_pile(self, frame: int, confirmed: list[Trail]) -> None:
-        """The frame each name came onto the discard pile. The pile's cards lie in nearly
-        one place, and the corners of the lower ones are read now and then: which trail
-        shows which name may flicker, but the name that came last is the top card's."""
+        """The frame each name came onto the discard pile: when its trail took it (a new
+        trail is confirmed a few frames later). The pile's cards lie in nearly one place,
+        and the corners of the lower ones are read now and then: which trail shows which
+        name may flicker, but the name that came last is the top card's."""
         for trail in confirmed:
             if trail.zone == "discard" and trail.face_up:
-                first, _ = self._pile.get(trail.card, (frame, frame))
+                first, _ = self._pile.get(trail.card, (trail.named_since, frame))
                 self._pile[trail.card] = (first, frame)
         self._pile = {card: seen for card, seen in self._pile.items()
                       if frame - seen[1] <= self.patience}  # shuffled back into the deck
