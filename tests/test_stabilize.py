@@ -248,3 +248,15 @@ def test_a_card_laid_on_the_pile_comes_when_named_though_a_lower_corner_is_confi
         stabilizer.update(frame, [laid, corner], hand)
     later = run(stabilizer, [[laid, corner]] * 10, start=16)
     assert later[-1].view.discard_top == "JD"
+
+
+def test_a_weapon_half_hidden_by_its_markers_is_named_by_an_unsure_guess():
+    """The weapon zone holds nothing face up but a weapon: under its markers the
+    recogniser abstains on it, yet its guess names it (elsewhere an unsure guess does not)."""
+    axe = Sighting("UNKNOWN", 0.6, 334, 534, "p1.weapon", guess="QC")
+    markers = [card("BACK", 332, 537, "p1.weapon", sideways=True),
+               card("BACK", 336, 520, "p1.weapon", sideways=True)]
+    view = run(Stabilizer(), [[axe, *markers]] * 8)[0].view
+    assert (view.sides["p1"].weapon, view.sides["p1"].durability) == ("QC", 2)
+    minion = Sighting("UNKNOWN", 0.6, 300, 420, "p1.minions", guess="6H")
+    assert run(Stabilizer(), [[minion]] * 8) == []
