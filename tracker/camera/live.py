@@ -197,7 +197,9 @@ class LiveTracker:
         self._unmask_secrets(hints.revealed)
         depth, self._after_blind = BLIND_DEPTH if self._after_blind else 2, False
         found = explain(self.game, view, hints, depth=depth)
-        if not found.explained and self._revise(view, hints, found):
+        # a view left unexplained, or explained only by breaking a rule, may show that the
+        # last one was a move caught midway
+        if (not found.explained or found.illegal) and self._revise(view, hints, found):
             return self._last[1]
         return self._apply_or_wait(found, hints, now)
 
@@ -292,12 +294,14 @@ class LiveTracker:
 
     def _unmask_secrets(self, revealed: tuple[str, ...]) -> None:
         """A secret is set face down, so the camera guessed its card; turned over, it shows
-        which it was: the guess is corrected where it went in the log."""
+        which it was: the guess is corrected where it went in the log. A card the game has
+        elsewhere (a spell of the other player's on the pile) is not it."""
         waiting = other(self.game.active)
         secrets = self.game.sides[waiting].secrets
         hero = self.game.sides[waiting].hero
         for card in revealed:
-            if card in secrets or not hero.is_secret(card):
+            if card in secrets or not hero.is_secret(card) or \
+                    not may_hold(self.game, waiting, card):
                 continue
             for index, event in enumerate(self.game.events):
                 if (event.type == "play" and event.player == waiting and event.card in secrets

@@ -172,7 +172,7 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
     for card in dict.fromkeys([*new, *shown]):
         owners = [player, other(player)] if card != JOKER else [player]
         for owner in owners:  # a card seen on the wrong side is still tried, and flagged
-            found += card_plays(game, owner, card, rng)
+            found += card_plays(game, owner, card, rng, every_spread=True)
     found += _secrets_set(game, seen, rng)
     found += _weapons_laid(game, seen, expected, rng)
     everyone = characters(game)
@@ -181,11 +181,19 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
         found += [Attack(attacker=attacker, target=t) for t in everyone if t != attacker]
     uses = power_uses(game, player, rng)
     found += uses
-    revealed = list(hints.revealed) or new
-    if revealed:  # Totemic Call's cards turned over: the totem stays face up
+    for revealed in _turned_over(game, hints, new):  # Totemic Call's: the totem stays up
         found += [use.model_copy(update={"revealed": revealed}) for use in uses]
     found += _secrets_revealed(game, seen, hints)
     return found
+
+
+def _turned_over(game: Game, hints: Hints, new: list[str]) -> list[list[str]]:
+    """What the hero power may have turned over from the deck: the cards seen shown that
+    may lie there, then the new face-up ones (the totem); or the new ones alone, since a
+    card shown may have been another move's (a spell on its way to the pile)."""
+    deck = [c for c in hints.revealed if game.table.where(c) in (None, "deck")]
+    ways = [list(dict.fromkeys([*deck, *new])), new]
+    return [way for k, way in enumerate(ways) if way and way not in ways[:k]]
 
 
 def _slid(game: Game, hints: Hints) -> list[str]:
