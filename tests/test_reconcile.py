@@ -13,7 +13,7 @@ from tracker.camera.live import LiveTracker
 from tracker.camera.reconcile import BLIND_DEPTH, explain
 from tracker.camera.view import UNNAMED, Hints, expected_view
 from tracker.rules.bot import play_game
-from tracker.rules.events import Attack, EndTurn, Play
+from tracker.rules.events import Attack, EndTurn, HeroPower, Play
 from tracker.rules.heroes import hero_names
 from tracker.rules.intent import against_intent
 
@@ -141,3 +141,37 @@ def test_after_a_blind_spell_several_events_are_found_together():
     found = explain(table.game, seen, depth=BLIND_DEPTH)
     assert found.explained and not found.illegal
     assert sorted(e.card for e in found.events) == sorted(e.card for e in missed)
+
+
+def test_a_card_picked_up_from_the_discard_pile_and_played_again_is_flagged():
+    """The pile's top card is known to the game (on the pile), so it is no new card; laid
+    in a minion row it is one played again, and the play is illegal (issue 44)."""
+    table = start("garrosh", "jaina", turn=1)
+    table.play("p1", "6H")
+    table.end_turn()
+    table.play("p2", "JK")
+    table.power("p2", target="6H")  # Fireblast: 6H goes to the discard pile
+    table.end_turn()
+    assert expected_view(table.game).discard_top == "6H"
+    truth = table.game.copy()
+    truth.apply(again := Play(player="p1", card="6H"))
+    assert [a.code for a in truth.alerts] == ["card_in_discard"]
+    found = explain(table.game, expected_view(truth))
+    assert found.events == [again] and found.illegal == 1
+
+
+def test_totemic_call_s_totem_is_the_last_card_it_turned_over():
+    """The camera sees the cards turned over beside the deck; the totem among them stays
+    face up in play, so it is not among the cards seen shown (issue 44: a 9S totem read as
+    the 4/4 minion played from hand)."""
+    table = start("jaina", "thrall", turn=2)
+    table.play("p2", "JK")
+    table.power("p2", revealed=["5H"])  # Stoneclaw Totem
+    table.end_turn(2)
+    truth = table.game.copy()
+    truth.apply(call := HeroPower(player="p2", revealed=["2H", "9S"]))
+    assert [(m.id, m.attack, m.health) for m in truth.state().players["p2"].minions] == [
+        ("5H", 0, 2), ("9S", 0, 2)]
+    found = explain(table.game, expected_view(truth), Hints(revealed=("2H",)))
+    assert found.events == [call] and not found.illegal
+

@@ -150,10 +150,7 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
     found: list[Event] = []
     expected = expected_view(game)
     known = expected.face_up()
-    # face up and not where the game has it; a card of the pile showing on top is the pile
-    # read badly, not a card played again
-    new = [card for card in seen.face_up() if card not in known
-           and not (card == seen.discard_top and card in expected.discard)]
+    new = _new_cards(seen, expected)
     shown = [card for card in hints.revealed if card not in known]
     for card in dict.fromkeys([*new, *shown]):
         owners = [player, other(player)] if card != JOKER else [player]
@@ -167,11 +164,29 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
         found += [Attack(attacker=attacker, target=t) for t in everyone if t != attacker]
     uses = power_uses(game, player, rng)
     found += uses
-    revealed = list(hints.revealed) or new
-    if revealed:  # Totemic Call's cards turned over: the totem stays face up
+    for revealed in _turned_over(hints, new):
         found += [use.model_copy(update={"revealed": revealed}) for use in uses]
     found += _secrets_revealed(game, seen, hints)
     return found
+
+
+def _new_cards(seen: TableView, expected: TableView) -> list[str]:
+    """Cards face up where the game does not have them: from a hand, or picked up from
+    the discard pile's top and played again. A card showing on the pile is not one: a
+    card of the pile on top is the pile read badly, and a card the game has in play that
+    shows there left play (a death, explained by what killed it)."""
+    known = expected.face_up()
+    return [card for card, place in seen.face_up().items() if known.get(card) != place
+            and not (place == "discard" and (card in known or card in expected.discard))]
+
+
+def _turned_over(hints: Hints, new: list[str]) -> list[list[str]]:
+    """What Totemic Call may have turned over: the cards seen shown, then the totem, which
+    stays face up in play (so it is no card shown, but a new one); with nothing seen shown,
+    each new card alone."""
+    shown = list(hints.revealed)
+    found = [[*shown, card] for card in new if card not in shown]
+    return [*found, shown] if shown else found
 
 
 def _slid(game: Game, hints: Hints) -> list[str]:
