@@ -175,3 +175,18 @@ def test_totemic_call_s_totem_is_the_last_card_it_turned_over():
     found = explain(table.game, expected_view(truth), Hints(revealed=("2H",)))
     assert found.events == [call] and not found.illegal
 
+
+def test_a_card_a_full_hand_discards_is_named_not_taken_for_a_spell():
+    """p2 ends turn 10 with eleven cards: one goes to the pile, a card the rules cannot
+    name. The camera sees it there (JH, which is Whirlwind for p1, who now acts): it is
+    the discard, named on the end of turn, not a Whirlwind cast (issue 44: a deck-end
+    game's discards read as spells at the heroes)."""
+    tracker = LiveTracker()
+    tracker.game = start("garrosh", "uther", turn=10).game
+    tracker.phone(EndTurn())
+    assert tracker.game.table.discard == [None]
+    seen = replace(expected_view(tracker.game), discard=("JH",))
+    tracker.seen(seen)
+    assert [e.type for e in tracker.events[-1:]] == ["end_turn"]
+    assert tracker.events[-1].discarded == ["JH"] and tracker.game.table.discard == ["JH"]
+    assert not tracker.game.alerts and tracker.unexplained == 0
