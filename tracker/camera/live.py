@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from tracker.rules.board import EngineError
 from tracker.rules.cards import other
 from tracker.rules.engine import Game
-from tracker.rules.events import Attack, Event, NewGame
+from tracker.rules.events import Attack, EndTurn, Event, NewGame
 from tracker.rules.legality import characters
 from tracker.rules.narrate import describe_event
 
@@ -191,6 +191,7 @@ class LiveTracker:
             self._undo_false_end()
         if self.game.table is None or self.game.over:
             return Explanation([], 0.0)
+        self._name_discard(view, hints)
         waited, self._waiting = self._waiting, None
         if waited:
             return self._after_waiting(waited, view, hints, now)
@@ -309,6 +310,25 @@ class LiveTracker:
                     seen = event.model_copy(update={"card": card, "confidence": 1.0})
                     self._rewrite(index, [seen])
                     break
+
+    def _name_discard(self, view: TableView, hints: Hints) -> None:
+        """A hand over ten is discarded down as its turn ends, cards the rules cannot name
+        (the player chooses). The camera sees the one on top of the pile: it goes in the
+        log on that end of turn, so that it is not taken for a spell cast (a spell is
+        shown in the attack zone first)."""
+        table, top = self.game.table, view.discard_top
+        if top is None or table.discard[-1:] != [None] or top in hints.attackers:
+            return
+        if (table.where(top) or "hand:").split(":")[0] not in ("hand", "deck"):
+            return  # known to lie where no hand holds it
+        index = max((i for i, e in enumerate(self.events) if isinstance(e, EndTurn)),
+                    default=None)
+        ended = self.events[index] if index is not None else None
+        if ended is None or ended.discarded:
+            return
+        self._rewrite(index, [ended.model_copy(update={"discarded": [top]})])
+        if self.game.table.discard[-1:] != [top]:  # the pile's unseen card is older
+            self._rewrite(index, [ended])
 
     def _rewrite(self, index: int, events: list[Event], length: int = 1,
                  rename: Callable[[Event], Event] | None = None, *, again: bool = False) -> None:

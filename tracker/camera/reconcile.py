@@ -164,10 +164,7 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
     found: list[Event] = []
     expected = expected_view(game)
     known = expected.face_up()
-    # face up and not where the game has it; a card of the pile showing on top is the pile
-    # read badly, not a card played again
-    new = [card for card in seen.face_up() if card not in known
-           and not (card == seen.discard_top and card in expected.discard)]
+    new = _new_cards(seen, expected)
     shown = [card for card in hints.revealed if card not in known]
     for card in dict.fromkeys([*new, *shown]):
         owners = [player, other(player)] if card != JOKER else [player]
@@ -187,13 +184,26 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
     return found
 
 
+def _new_cards(seen: TableView, expected: TableView) -> list[str]:
+    """Cards face up where the game does not have them: from a hand, or picked up from
+    the discard pile's top and played again. A card showing on the pile is not one: a
+    card of the pile on top is the pile read badly, and a card the game has in play that
+    shows there left play (a death, explained by what killed it)."""
+    known = expected.face_up()
+    return [card for card, place in seen.face_up().items() if known.get(card) != place
+            and not (place == "discard" and (card in known or card in expected.discard))]
+
+
 def _turned_over(game: Game, hints: Hints, new: list[str]) -> list[list[str]]:
-    """What the hero power may have turned over from the deck: the cards seen shown that
-    may lie there, then the new face-up ones (the totem); or the new ones alone, since a
-    card shown may have been another move's (a spell on its way to the pile)."""
-    deck = [c for c in hints.revealed if game.table.where(c) in (None, "deck")]
-    ways = [list(dict.fromkeys([*deck, *new])), new]
-    return [way for k, way in enumerate(ways) if way and way not in ways[:k]]
+    """What Totemic Call may have turned over: the cards seen shown that may lie in the
+    deck, then the totem, which stays face up in play (a new card, not one shown); or each
+    new card alone, since a card shown may have been another move's (a spell on its way to
+    the pile)."""
+    shown = [c for c in hints.revealed if game.table.where(c) in (None, "deck")]
+    ways = [[*shown, card] for card in new if card not in shown]
+    ways += [shown] if shown else []
+    ways += [[card] for card in new]
+    return [way for k, way in enumerate(ways) if way not in ways[:k]]
 
 
 def _slid(game: Game, hints: Hints) -> list[str]:
