@@ -27,7 +27,7 @@ from companion_api.store import DataFolder
 from tracker.rules.bot import play_game
 from tracker.rules.events import NewGame
 
-VOLATILE = {"version", "recent", "pending", "game", "events"}
+VOLATILE = {"version", "recent", "recent_events", "pending", "game", "events"}
 
 
 def _state(live) -> dict:
