@@ -13,7 +13,7 @@ from tracker.camera.live import LiveTracker
 from tracker.camera.reconcile import BLIND_DEPTH, explain
 from tracker.camera.view import UNNAMED, Hints, expected_view
 from tracker.rules.bot import play_game
-from tracker.rules.events import Attack, EndTurn, Play
+from tracker.rules.events import Attack, EndTurn, HeroPower, Play, parse_event
 from tracker.rules.heroes import hero_names
 from tracker.rules.intent import against_intent
 
@@ -141,3 +141,123 @@ def test_after_a_blind_spell_several_events_are_found_together():
     found = explain(table.game, seen, depth=BLIND_DEPTH)
     assert found.explained and not found.illegal
     assert sorted(e.card for e in found.events) == sorted(e.card for e in missed)
+
+
+def test_totemic_call_is_read_though_a_card_shown_before_went_to_the_pile():
+    """A spell shown on its way to the pile is among the hints when Thrall turns his hero
+    card: the cards turned over are the ones that may lie in the deck, the totem first."""
+    table = start("thrall", "garrosh", turn=5)
+    table.play("p1", "JH", target="p2")  # Lightning Bolt, shown, then on the pile
+    assert table.game.table.where("JH") == "discard"
+    truth = table.game.copy()
+    truth.apply(call := parse_event({"type": "hero_power", "player": "p1",
+                                     "revealed": ["5D"]}))
+    assert [m.card for m in truth.sides["p1"].minions] == ["5D"]  # Wrath of Air Totem
+    found = explain(table.game, expected_view(truth), Hints(revealed=("JH",)))
+    assert found.events == [call] and found.explained
+
+
+def test_a_hero_power_seen_before_its_target_died_is_explained_again():
+    """Jaina's hero card is turned before the minion she pings is put on the pile: the first
+    view reads as Fireblast at a hero, the next would need a second Fireblast (illegal);
+    the two views are one move, explained again from before it."""
+    table = start("jaina", "garrosh", turn=4)
+    table.play("p2", "6H")
+    table.end_turn()
+    tracker = LiveTracker()
+    tracker.game = table.game.copy()
+    midway = table.game.copy()
+    midway.apply(parse_event({"type": "hero_power", "player": "p1", "target": "p2"}))
+    tracker.seen(expected_view(midway))  # the hero card turned, 6H not yet gone
+    truth = table.game.copy()
+    truth.apply(ping := parse_event({"type": "hero_power", "player": "p1", "target": "6H"}))
+    tracker.seen(expected_view(truth))
+    assert [e.model_copy(update={"source": None, "confidence": None})
+            for e in tracker.events[len(table.game.events):]] == [ping]
+    assert not tracker.game.alerts
+
+
+def test_a_spell_on_the_pile_seen_again_is_not_the_opponent_s_secret_turned_over():
+    """Garrosh's Whirlwind (JD) is one of Uther's secret cards too: seen again under the
+    pile's top, it is not Uther's face-down secret turned over, since the game has it on
+    the pile."""
+    table = start("garrosh", "uther", turn=4)
+    tracker = LiveTracker()
+    tracker.game = table.game.copy()
+    truth = table.game.copy()
+    truth.apply(Play(player="p2", card="JS"))  # a secret, face down
+    tracker.seen(expected_view(truth))
+    tracker.phone(EndTurn())
+    truth.apply(EndTurn())
+    truth.apply(Play(player="p1", card="JD"))
+    tracker.seen(expected_view(truth))
+    truth.apply(Play(player="p1", card="2H"))
+    tracker.seen(expected_view(truth), Hints(revealed=("JD",)))  # a corner of the pile
+    played = [(e.player, e.card) for e in tracker.events if e.type == "play"]
+    assert ("p1", "JD") in played and ("p2", "JD") not in played
+    assert played[-1] == ("p1", "2H")
+
+
+def test_arcane_missiles_shared_among_targets_is_read_from_the_markers():
+    """Split damage's points may go anywhere: every way to share them is tried, and the
+    one the markers show is found (sampling one spread at random missed it)."""
+    table = start("jaina", "garrosh", turn=6)
+    table.play("p2", "2H")
+    table.play("p2", "6C")
+    table.end_turn()
+    truth = table.game.copy()
+    truth.apply(missiles := Play(player="p1", card="JD", target=["2H", "p2", "6C"]))
+    assert [m.card for m in truth.sides["p2"].minions] == ["2H"]  # 6C died, 2H marked
+    found = explain(table.game, expected_view(truth))
+    assert found.explained  # 6C hit twice looks the same: a question, the truth among it
+    assert sorted(missiles.targets) in [sorted(option[0].targets) for option in
+                                        [found.events, *found.alternatives]]
+
+
+def test_a_card_picked_up_from_the_discard_pile_and_played_again_is_flagged():
+    """The pile's top card is known to the game (on the pile), so it is no new card; laid
+    in a minion row it is one played again, and the play is illegal (issue 44)."""
+    table = start("garrosh", "jaina", turn=1)
+    table.play("p1", "6H")
+    table.end_turn()
+    table.play("p2", "JK")
+    table.power("p2", target="6H")  # Fireblast: 6H goes to the discard pile
+    table.end_turn()
+    assert expected_view(table.game).discard_top == "6H"
+    truth = table.game.copy()
+    truth.apply(again := Play(player="p1", card="6H"))
+    assert [a.code for a in truth.alerts] == ["card_in_discard"]
+    found = explain(table.game, expected_view(truth))
+    assert found.events == [again] and found.illegal == 1
+
+
+def test_totemic_call_s_totem_is_the_last_card_it_turned_over():
+    """The camera sees the cards turned over beside the deck; the totem among them stays
+    face up in play, so it is not among the cards seen shown (issue 44: a 9S totem read as
+    the 4/4 minion played from hand)."""
+    table = start("jaina", "thrall", turn=2)
+    table.play("p2", "JK")
+    table.power("p2", revealed=["5H"])  # Stoneclaw Totem
+    table.end_turn(2)
+    truth = table.game.copy()
+    truth.apply(call := HeroPower(player="p2", revealed=["2H", "9S"]))
+    assert [(m.id, m.attack, m.health) for m in truth.state().players["p2"].minions] == [
+        ("5H", 0, 2), ("9S", 0, 2)]
+    found = explain(table.game, expected_view(truth), Hints(revealed=("2H",)))
+    assert found.events == [call] and not found.illegal
+
+
+def test_a_card_a_full_hand_discards_is_named_not_taken_for_a_spell():
+    """p2 ends turn 10 with eleven cards: one goes to the pile, a card the rules cannot
+    name. The camera sees it there (JH, which is Whirlwind for p1, who now acts): it is
+    the discard, named on the end of turn, not a Whirlwind cast (issue 44: a deck-end
+    game's discards read as spells at the heroes)."""
+    tracker = LiveTracker()
+    tracker.game = start("garrosh", "uther", turn=10).game
+    tracker.phone(EndTurn())
+    assert tracker.game.table.discard == [None]
+    seen = replace(expected_view(tracker.game), discard=("JH",))
+    tracker.seen(seen)
+    assert [e.type for e in tracker.events[-1:]] == ["end_turn"]
+    assert tracker.events[-1].discarded == ["JH"] and tracker.game.table.discard == ["JH"]
+    assert not tracker.game.alerts and tracker.unexplained == 0

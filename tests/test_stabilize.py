@@ -3,6 +3,8 @@ hand passes over them, a change counted once it holds, an attack kept as a hint.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tracker.camera.stabilize import Sighting, Stabilizer
 from tracker.camera.view import UNNAMED
 
@@ -193,3 +195,82 @@ def test_a_joker_guessed_on_the_pile_is_the_coin_there():
     card = Sighting("UNKNOWN", 0.6, 835, 300, "discard", guess="9S")
     assert run(Stabilizer(), [[coin]] * 8)[0].view.discard_top == "JK"
     assert run(Stabilizer(), [[card]] * 8) == []  # an unsure guess names nothing
+
+
+def test_a_card_under_the_pile_s_top_read_again_is_not_a_card_shown():
+    """The pile's lower cards show their corners and are named now and then: such a card
+    is not a spell shown between two views (it was shown when it came)."""
+    minion = card("6H", 300, 420, "p1.minions")
+    lower = Sighting("UNKNOWN", 0.9, 835, 300, "discard", guess="JD")
+    top = Sighting("UNKNOWN", 0.95, 845, 290, "discard", guess="9S")  # laid askew on it
+    stabilizer = Stabilizer()
+    first = run(stabilizer, [[minion, lower]] * 8)
+    assert first[-1].view.discard_top == "JD"
+    later = run(stabilizer, [[minion, top]] * 8 + [[minion, top, lower]] * 4
+                + [[top]] * 20, start=8)  # JD's corner read again; then 6H goes
+    assert later[-1].view.discard_top == "9S" and later[-1].hints.revealed == ()
+
+
+def test_an_unnamed_strip_towards_the_minion_s_owner_is_a_buff_marker():
+    """A +1/+1 marker shows its back's strip towards the minion's owner; a buff spell its
+    face towards the opponent (`docs/table.md`): unnamed, the side tells them apart."""
+    mine, theirs = card("3C", 190, 421, "p1.minions"), card("7S", 702, 180, "p2.minions")
+    marker = card("UNKNOWN", 190, 433, "p1.minions", 0.4)  # p1 sits at y = 600
+    spell = card("UNKNOWN", 702, 197, "p2.minions", 0.4)  # towards p1: p2's opponent
+    view = run(Stabilizer(), [[mine, marker, theirs, spell]] * 8)[0].view
+    assert [(m.card, m.buffs, m.spells) for m in view.sides["p1"].minions] == [("3C", 1, ())]
+    assert [(m.card, m.buffs, m.spells) for m in view.sides["p2"].minions] == \
+        [("7S", 0, (UNNAMED,))]
+
+
+def test_one_card_laid_on_the_pile_and_named_two_ways_is_named_by_the_frames_votes():
+    """The recogniser may find the pile's new top twice, naming it two ways: both names
+    came at once, and the one the frames give more often is the top."""
+    right = [Sighting("UNKNOWN", 0.9, 838, 296, "discard", guess="JH"),
+             Sighting("UNKNOWN", 0.87, 836, 297, "discard", guess="JH")]
+    wrong = Sighting("UNKNOWN", 0.84, 832, 296, "discard", guess="JC")
+    first = replace(wrong, confidence=0.95)  # read best in the first frame: its trail first
+    assert run(Stabilizer(), [[first, *right]] + [[wrong, *right]] * 8)[0].view.discard_top \
+        == "JH"
+
+
+def test_a_card_laid_on_the_pile_comes_when_named_though_a_lower_corner_is_confirmed_later():
+    """JD laid on the pile by a hand that lingers: the trail under it takes JD's name at
+    once, and a corner of the joker under it, read while the hand moves, is confirmed
+    frames later. Both came with the hand: the frames' votes make JD the top."""
+    pile = Sighting("UNKNOWN", 0.85, 836, 300, "discard", guess="6H")  # read at a glance
+    laid = Sighting("JD", 1.0, 837, 303, "discard")
+    corner = Sighting("UNKNOWN", 0.69, 834, 291, "discard", guess="JK")
+    stabilizer = Stabilizer()
+    assert run(stabilizer, [[pile]] * 10)[-1].view.discard_top == "6H"
+    hand = frozenset({"discard"})
+    for frame in range(10, 16):
+        stabilizer.update(frame, [laid, corner], hand)
+    later = run(stabilizer, [[laid, corner]] * 10, start=16)
+    assert later[-1].view.discard_top == "JD"
+
+
+def test_a_weapon_half_hidden_by_its_markers_is_named_by_an_unsure_guess():
+    """The weapon zone holds nothing face up but a weapon: under its markers the
+    recogniser abstains on it, yet its guess names it (elsewhere an unsure guess does not)."""
+    axe = Sighting("UNKNOWN", 0.6, 334, 534, "p1.weapon", guess="QC")
+    markers = [card("BACK", 332, 537, "p1.weapon", sideways=True),
+               card("BACK", 336, 520, "p1.weapon", sideways=True)]
+    view = run(Stabilizer(), [[axe, *markers]] * 8)[0].view
+    assert (view.sides["p1"].weapon, view.sides["p1"].durability) == ("QC", 2)
+    minion = Sighting("UNKNOWN", 0.6, 300, 420, "p1.minions", guess="6H")
+    assert run(Stabilizer(), [[minion]] * 8) == []
+
+
+def test_a_card_peeking_out_under_a_minion_towards_its_owner_is_a_buff_marker():
+    """Fel Pact's +1/+1 markers lie face down under the minion, peeking out towards its
+    owner; the recogniser abstains on the strip they show and may guess a face there (4S,
+    surely enough to count): that is no minion played (issue 44: a phantom 4S, a legal game
+    flagged not_enough_mana)."""
+    minion = card("6S", 196, 422, "p1.minions", 1.0)
+    strip = Sighting("UNKNOWN", 0.86, 196, 442, "p1.minions", guess="4S")
+    enemy = card("8S", 700, 180, "p2.minions", 1.0)
+    blank = card("UNKNOWN", 701, 160, "p2.minions", 0.5)  # towards p2, who sits at y = 0
+    view = run(Stabilizer(), [[minion, strip, enemy, blank]] * 8)[0].view
+    assert [(m.card, m.buffs, m.spells) for m in view.sides["p1"].minions] == [("6S", 1, ())]
+    assert [(m.card, m.buffs, m.spells) for m in view.sides["p2"].minions] == [("8S", 1, ())]

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tracker.rules.board import EngineError
 from tracker.rules.cards import other
 from tracker.rules.engine import Game
-from tracker.rules.events import Event, NewGame
+from tracker.rules.events import Attack, EndTurn, Event, NewGame
+from tracker.rules.legality import characters
 from tracker.rules.narrate import describe_event
 
 from .questions import Option, Question
@@ -33,6 +34,40 @@ MAX_OPTIONS = 20  # a question's options (the likeliest first)
 MAX_QUESTIONS = 50  # the newest open choices put to the phones; older ones keep their answer
 REVISE_MARGIN = 0.5  # a revised explanation must be this much nearer to replace the last
 FALSE_END_DROPS = 3  # the camera's events at most taken out to undo an end the table denies
+
+
+def fix_options(game: Game, fixes: list[Fixes], index: int) -> list[list[Event]]:
+    """What a person may put in place of the camera's event `index` of `game`'s log (with
+    the tracker's `fixes`): its view's other explanations, nearest first; the event with
+    another target, or another attacker; nothing happened. Legal ones only, but for those
+    the camera found."""
+    fix = next((f for f in fixes if f.index <= index < f.index + f.length), None)
+    options = [] if fix is None else [list(o) for n, o in enumerate(fix.options)
+                                      if n != fix.chosen]
+    before = game.copy()
+    while len(before.events) > index:
+        before.pop()
+    event = game.events[index].model_copy(update={"source": None, "confidence": None,
+                                                  "unsure": None})
+    for variant in _variants(before, event):
+        if [variant] not in options and before.is_legal(variant):
+            options.append([variant])
+    return [o for o in options if o] + [[]]
+
+
+def _variants(before: Game, event: Event) -> list[Event]:
+    """The event with another target (a play, a hero power, a secret, an attack), or
+    another attacker (an attack)."""
+    if getattr(event, "target", None) is None or isinstance(event.target, list):
+        return []
+    everyone = characters(before)
+    found = [event.model_copy(update={"target": t}) for t in everyone
+             if t != event.target and t != getattr(event, "attacker", None)]
+    if isinstance(event, Attack):
+        attackers = [before.active, *[m.id for m in before.sides[before.active].minions]]
+        found += [event.model_copy(update={"attacker": a}) for a in attackers
+                  if a not in (event.attacker, event.target)]
+    return found
 
 
 def _renamed(ident: str | list[str], read: str, card: str) -> str | list[str]:
@@ -77,6 +112,7 @@ class Choice:
     labels: list[str] = field(default_factory=list)  # each option in words (asked ones)
     prompt: str = ASKED
     asked: bool = True
+    found: Explanation | None = None  # the explanation, with the view and hints it explains
 
     @property
     def events(self) -> list[Event]:
@@ -155,13 +191,16 @@ class LiveTracker:
             self._undo_false_end()
         if self.game.table is None or self.game.over:
             return Explanation([], 0.0)
+        self._name_discard(view, hints)
         waited, self._waiting = self._waiting, None
         if waited:
             return self._after_waiting(waited, view, hints, now)
         self._unmask_secrets(hints.revealed)
         depth, self._after_blind = BLIND_DEPTH if self._after_blind else 2, False
         found = explain(self.game, view, hints, depth=depth)
-        if not found.explained and self._revise(view, hints, found):
+        # a view left unexplained, or explained only by breaking a rule, may show that the
+        # last one was a move caught midway
+        if (not found.explained or found.illegal) and self._revise(view, hints, found):
             return self._last[1]
         return self._apply_or_wait(found, hints, now)
 
@@ -237,7 +276,7 @@ class LiveTracker:
             len(self.game.events),
             options + [o for o in (*found.runners_up, []) if o not in options], id=self._ids,
             labels=[self._words(o) for o in options] if asked else [],
-            prompt=UNSURE if unsure else ASKED, asked=asked))
+            prompt=UNSURE if unsure else ASKED, asked=asked, found=found))
         for event in found.events:
             sure = confidence / self._face_down_suits(event)
             update = {"source": "camera", "confidence": round(sure, 3)}
@@ -256,12 +295,14 @@ class LiveTracker:
 
     def _unmask_secrets(self, revealed: tuple[str, ...]) -> None:
         """A secret is set face down, so the camera guessed its card; turned over, it shows
-        which it was: the guess is corrected where it went in the log."""
+        which it was: the guess is corrected where it went in the log. A card the game has
+        elsewhere (a spell of the other player's on the pile) is not it."""
         waiting = other(self.game.active)
         secrets = self.game.sides[waiting].secrets
         hero = self.game.sides[waiting].hero
         for card in revealed:
-            if card in secrets or not hero.is_secret(card):
+            if card in secrets or not hero.is_secret(card) or \
+                    not may_hold(self.game, waiting, card):
                 continue
             for index, event in enumerate(self.game.events):
                 if (event.type == "play" and event.player == waiting and event.card in secrets
@@ -270,31 +311,65 @@ class LiveTracker:
                     self._rewrite(index, [seen])
                     break
 
+    def _name_discard(self, view: TableView, hints: Hints) -> None:
+        """A hand over ten is discarded down as its turn ends, cards the rules cannot name
+        (the player chooses). The camera sees the one on top of the pile: it goes in the
+        log on that end of turn, so that it is not taken for a spell cast (a spell is
+        shown in the attack zone first)."""
+        table, top = self.game.table, view.discard_top
+        if top is None or table.discard[-1:] != [None] or top in hints.attackers:
+            return
+        if (table.where(top) or "hand:").split(":")[0] not in ("hand", "deck"):
+            return  # known to lie where no hand holds it
+        index = max((i for i, e in enumerate(self.events) if isinstance(e, EndTurn)),
+                    default=None)
+        ended = self.events[index] if index is not None else None
+        if ended is None or ended.discarded:
+            return
+        self._rewrite(index, [ended.model_copy(update={"discarded": [top]})])
+        if self.game.table.discard[-1:] != [top]:  # the pile's unseen card is older
+            self._rewrite(index, [ended])
+
     def _rewrite(self, index: int, events: list[Event], length: int = 1,
-                 rename: Callable[[Event], Event] | None = None) -> None:
-        """Replace `length` events of the log from `index` by `events`; replay the rest. A
-        later event that no longer makes sense on the table it now meets is dropped, and so
-        is the choice that explained it; the others follow their events."""
+                 rename: Callable[[Event], Event] | None = None, *, again: bool = False) -> None:
+        """Replace `length` events of the log from `index` by `events`; replay the rest (the
+        events `rename`d). A later event that no longer makes sense on the table it now
+        meets is dropped, and so is the choice that explained it. `again` (a person's word
+        changed the past): each later view the camera explained, and no one answered, is
+        explained again on the game as it now is."""
         self._last = None  # the log changed under it
         later = self.game.events[index + length:]
+        start = index + length
+        chosen = {c.index: c for c in self.choices if c.index >= start}
+        self.choices = [c for c in self.choices if c.index < start]
         while len(self.game.events) > index:
             self.game.pop()
         for event in events:
             with contextlib.suppress(EngineError):
                 self.game.apply(event)
-        moved: dict[int, int] = {}  # a later event's index then → now
-        for old, event in enumerate(later, index + length):
+        skip = start
+        for old, event in enumerate(later, start):
+            if old < skip:
+                continue  # a view explained again: its old events are gone
+            choice = chosen.get(old)
+            if again and choice is not None and not choice.answered and choice.found:
+                skip = old + len(choice.events)
+                self._explain_again(choice.found)
+                continue
             with contextlib.suppress(EngineError):
                 self.game.apply(rename(event) if rename else event)
-                moved[old] = len(self.game.events) - 1
-        kept = []
-        for choice in self.choices:
-            if choice.index >= index + length:
-                if choice.index not in moved:
-                    continue
-                choice.index = moved[choice.index]
-            kept.append(choice)
-        self.choices = kept
+                if choice is not None:
+                    choice.index = len(self.game.events) - 1
+                    self.choices.append(choice)
+        self._last = None
+        if again and self._waiting is not None and self._waiting[0].view is not None:
+            waited = self._waiting[0]
+            self._waiting = (explain(self.game, waited.view, waited.hints), self._waiting[1])
+
+    def _explain_again(self, found: Explanation) -> None:
+        """A view the camera explained, explained again on the game as it now is."""
+        view, hints = self._as_named(found.view, found.hints)
+        self._apply(explain(self.game, view, hints), hints)
 
     def _words(self, events: list[Event]) -> str:
         """The events in words, with the rules they break; none: nothing happened."""
@@ -328,35 +403,40 @@ class LiveTracker:
                  and not (table.where(card) or "").startswith("hand:")}
         return renamed(view, hints, names) if names else (view, hints)
 
-    def name_card(self, index: int, card: str) -> None:
-        """The players name the card of the camera's play `index` by hand: the play is
-        that card (its target and choice kept where the card takes them), later events
-        that name the misread card as attacker or target name it, and the camera's later
-        readings of the misread card are taken as it."""
+    def name_card(self, index: int, card: str, target: str | list[str] | None = None,
+                  choice: int | None = None) -> None:
+        """The players name the card of the camera's play `index` by hand (with its target
+        and Choose One choice, if they give them; else the camera's, where the card takes
+        them): later events that name the misread card as attacker or target name it, and
+        the camera's later readings of the misread card are taken as it."""
         play = self.game.events[index]
         read = play.card
         fixed = play.model_copy(update={"card": card, "source": "phone", "confidence": None,
                                         "unsure": None})
-        before = self.game.copy()
-        while len(before.events) > index:
-            before.pop()
-        if {a.code for a in before.check(fixed)} & {"invalid_target", "missing_choice"}:
-            fixed = fixed.model_copy(update={"target": None, "choice": None})
-        self.named[read] = card
+        if target is not None or choice is not None:
+            fixed = fixed.model_copy(update={"target": target, "choice": choice})
+        else:
+            before = self.game.copy()
+            while len(before.events) > index:
+                before.pop()
+            if {a.code for a in before.check(fixed)} & {"invalid_target", "missing_choice"}:
+                fixed = fixed.model_copy(update={"target": None, "choice": None})
+        if not self.game.sides[play.player].hero.is_secret(read):  # a secret's face is unseen
+            self.named[read] = card
 
         def rename(event: Event) -> Event:
             update = {key: _renamed(getattr(event, key), read, card)
                       for key in ("attacker", "target") if getattr(event, key, None)}
             return event.model_copy(update=update) if update else event
 
-        choice = next((c for c in self.choices if c.covers(index)), None)
-        if choice is None:
-            self._rewrite(index, [fixed], 1, rename)
+        view = next((c for c in self.choices if c.covers(index)), None)
+        if view is None:
+            self._rewrite(index, [fixed], 1, rename, again=True)
             return
-        events = [fixed if choice.index + k == index else e
-                  for k, e in enumerate(self.game.events[choice.index:][:len(choice.events)])]
-        choice.options.append(events)
-        self.answer(choice, len(choice.options) - 1, rename)
+        events = [fixed if view.index + k == index else e
+                  for k, e in enumerate(self.game.events[view.index:][:len(view.events)])]
+        view.options.append(events)
+        self.answer(view, len(view.options) - 1, rename)
 
     def fix(self, index: int, events: list[Event]) -> None:
         """A person's fix of the camera's event `index`: the events of the view it came
@@ -365,7 +445,7 @@ class LiveTracker:
         view explains any longer is replaced alone."""
         choice = next((c for c in self.choices if c.covers(index)), None)
         if choice is None:
-            self._rewrite(index, events, 1)
+            self._rewrite(index, events, 1, again=True)
             return
         if events not in choice.options:
             choice.options.append(events)
@@ -386,14 +466,16 @@ class LiveTracker:
         answered with it."""
         if self.game.events[-1].source != "camera":
             return  # a concession or the phone's word: the game did end
-        ended = self.game.copy()
-        for choice in reversed(self.open_choices()):
-            for option in range(1, len(choice.options)):
-                self.answer(choice, option)
+        ended, choices = self.game.copy(), [replace(c) for c in self.choices]
+        for ident in reversed([c.id for c in self.open_choices()]):
+            for option in range(1, len(next(c for c in choices if c.id == ident).options)):
+                choice = next(c for c in self.choices if c.id == ident)
+                self.answer(choice, option, again=False)
                 choice.answered = False  # still the camera's guess, still a question
                 if not self.game.over:
                     return
-                self.game, choice.chosen = ended.copy(), 0  # an answer may drop events
+                # an answer may drop events and their choices: all as they were
+                self.game, self.choices = ended.copy(), [replace(c) for c in choices]
         # no other answer helps: the camera's last events, back to the turn's start, are
         # taken out one by one (the latest first) until the game goes on
         for _ in range(FALSE_END_DROPS):
@@ -406,9 +488,10 @@ class LiveTracker:
         self.choices = [c for c in self.choices if c.index < len(self.game.events)]
 
     def answer(self, choice: Choice, option: int,
-               rename: Callable[[Event], Event] | None = None) -> None:
+               rename: Callable[[Event], Event] | None = None, *, again: bool = True) -> None:
         """A person's answer to a choice: the log is replayed with it from that point (the
-        later events `rename`d, where a card was named otherwise)."""
+        later events `rename`d, where a card was named otherwise), and the views the camera
+        explained after it are explained again (`again`)."""
         length = len(choice.events)
         choice.chosen, choice.answered = option, True
-        self._rewrite(choice.index, choice.events, length, rename)
+        self._rewrite(choice.index, choice.events, length, rename, again=again)

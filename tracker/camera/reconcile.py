@@ -76,6 +76,8 @@ class Explanation:
     accused: bool = False  # the rule break is what the camera saw (`accuses`)
     # the next nearest explanations that leave another game: what a person may pick instead
     runners_up: list[list[Event]] = field(default_factory=list)
+    view: TableView | None = None  # what it explains, to explain again after a person's fix
+    hints: Hints = NO_HINTS
 
     @property
     def explained(self) -> bool:
@@ -162,15 +164,12 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
     found: list[Event] = []
     expected = expected_view(game)
     known = expected.face_up()
-    # face up and not where the game has it; a card of the pile showing on top is the pile
-    # read badly, not a card played again
-    new = [card for card in seen.face_up() if card not in known
-           and not (card == seen.discard_top and card in expected.discard)]
+    new = _new_cards(seen, expected)
     shown = [card for card in hints.revealed if card not in known]
     for card in dict.fromkeys([*new, *shown]):
         owners = [player, other(player)] if card != JOKER else [player]
         for owner in owners:  # a card seen on the wrong side is still tried, and flagged
-            found += card_plays(game, owner, card, rng)
+            found += card_plays(game, owner, card, rng, every_spread=True)
     found += _secrets_set(game, seen, rng)
     found += _weapons_laid(game, seen, expected, rng)
     everyone = characters(game)
@@ -179,11 +178,32 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
         found += [Attack(attacker=attacker, target=t) for t in everyone if t != attacker]
     uses = power_uses(game, player, rng)
     found += uses
-    revealed = list(hints.revealed) or new
-    if revealed:  # Totemic Call's cards turned over: the totem stays face up
+    for revealed in _turned_over(game, hints, new):  # Totemic Call's: the totem stays up
         found += [use.model_copy(update={"revealed": revealed}) for use in uses]
     found += _secrets_revealed(game, seen, hints)
     return found
+
+
+def _new_cards(seen: TableView, expected: TableView) -> list[str]:
+    """Cards face up where the game does not have them: from a hand, or picked up from
+    the discard pile's top and played again. A card showing on the pile is not one: a
+    card of the pile on top is the pile read badly, and a card the game has in play that
+    shows there left play (a death, explained by what killed it)."""
+    known = expected.face_up()
+    return [card for card, place in seen.face_up().items() if known.get(card) != place
+            and not (place == "discard" and (card in known or card in expected.discard))]
+
+
+def _turned_over(game: Game, hints: Hints, new: list[str]) -> list[list[str]]:
+    """What Totemic Call may have turned over: the cards seen shown that may lie in the
+    deck, then the totem, which stays face up in play (a new card, not one shown); or each
+    new card alone, since a card shown may have been another move's (a spell on its way to
+    the pile)."""
+    shown = [c for c in hints.revealed if game.table.where(c) in (None, "deck")]
+    ways = [[*shown, card] for card in new if card not in shown]
+    ways += [shown] if shown else []
+    ways += [[card] for card in new]
+    return [way for k, way in enumerate(ways) if way not in ways[:k]]
 
 
 def _slid(game: Game, hints: Hints) -> list[str]:
@@ -288,8 +308,15 @@ def explain(game: Game, seen: TableView, hints: Hints = NO_HINTS, *, depth: int 
             seed: int = 0) -> Explanation:
     """The events, at most `depth` of them, whose predicted view is nearest to `seen`: one
     event, then, while none explains the view, the nearest few sequences one event longer
-    (a beam: after a blind spell the camera may have missed several)."""
-    rng = random.Random(seed)
+    (a beam: after a blind spell the camera may have missed several). It keeps the view
+    and hints it explains."""
+    found = _explain(game, seen, hints, depth, random.Random(seed))
+    found.view, found.hints = seen, hints
+    return found
+
+
+def _explain(game: Game, seen: TableView, hints: Hints, depth: int,
+             rng: random.Random) -> Explanation:
     still = view_distance(expected_view(game), seen)
     scored: list[tuple[float, list[Event], Game]] = []
     beam: list[tuple[float, list[Event], Game]] = [(still, [], game)]

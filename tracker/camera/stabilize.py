@@ -32,6 +32,7 @@ GUESS_WEIGHT = 0.5  # … so that frames that name the card outvote it
 # The Coin (the joker) leaves nothing but itself on the pile, where the recogniser guesses
 # it right about 60 % of the frames at 0.5-0.8: the frames' votes make its name
 JOKER_GUESS = 0.5
+WEAPON_GUESS = 0.5
 SURE = 0.9  # a name this sure tells one card from another in the same place
 SLIDE_MM = 150.0  # a card named so is followed this far (a minion slid along its row)
 STILL_MM = 4.0  # a card that moves less between frames lies still (detection jitters)
@@ -43,6 +44,7 @@ COVERED = 8  # … by a hand that stopped over it: gone after this many quiet fr
 GONE = 2  # frames unseen where nothing moves after which any other card is gone
 MARKER_REACH_MM = 35.0  # a face-down card this near a minion's centre is under it
 STACK_MM = 25.0  # face-down cards this near one another are one token's stack
+ARRIVAL_FRAMES = 3  # names first read on the pile this close together came with one card
 SPELL_MIN_MM = 8.0  # a buff spell under a minion peeks out this far at least (17 mm, drawn)
 PLAYERS = ("p1", "p2")
 
@@ -169,12 +171,13 @@ class Stabilizer:
         return {card: first for card, (first, _) in self._pile.items()}
 
     def _note_pile(self, frame: int, confirmed: list[Trail]) -> None:
-        """The frame each name came onto the discard pile. The pile's cards lie in nearly
-        one place, and the corners of the lower ones are read now and then: which trail
-        shows which name may flicker, but the name that came last is the top card's."""
+        """The frame each name came onto the discard pile: when its trail took it (a new
+        trail is confirmed a few frames later). The pile's cards lie in nearly one place,
+        and the corners of the lower ones are read now and then: which trail shows which
+        name may flicker, but the name that came last is the top card's."""
         for trail in confirmed:
             if trail.zone == "discard" and trail.face_up:
-                first, _ = self._pile.get(trail.card, (frame, frame))
+                first, _ = self._pile.get(trail.card, (trail.named_since, frame))
                 self._pile[trail.card] = (first, frame)
         self._pile = {card: seen for card, seen in self._pile.items()
                       if frame - seen[1] <= self.patience}  # shuffled back into the deck
@@ -217,7 +220,9 @@ class Stabilizer:
             # across the zone on its way to the discard); a token is a face-down stack
             if (trail.zone or "").endswith(".attack") and trail.still_hits >= self.settle:
                 self._attackers[trail.card if trail.face_up else TOKEN] = None
-            if trail.face_up and trail.card not in known and trail.zone:  # a spell shown
+            # a spell shown; the pile's lower cards, whose corners are read now and then,
+            # were shown when they came (the pile's top is in the view)
+            if trail.face_up and trail.card not in known and trail.zone not in (None, "discard"):
                 self._shown[trail.card] = None
 
     def _on_table(self, trail: Trail, frame: int) -> bool:
@@ -287,8 +292,14 @@ class Stabilizer:
 
 
 def _guess_bar(sight: Sighting) -> float:
-    """How sure a guess must be to count: less for a joker on the discard pile."""
-    return JOKER_GUESS if sight.guess == JOKER and sight.zone == "discard" else GUESS_CONFIDENCE
+    """How sure a guess must be to count: less for a joker on the discard pile, and for an
+    upright card in a weapon zone (a weapon under its markers: the zone holds nothing
+    else face up)."""
+    if sight.guess == JOKER and sight.zone == "discard":
+        return JOKER_GUESS
+    if (sight.zone or "").endswith(".weapon") and not sight.sideways and sight.guess != BACK:
+        return WEAPON_GUESS
+    return GUESS_CONFIDENCE
 
 
 def _sure_name(sight: Sighting) -> str | None:
@@ -345,10 +356,31 @@ def _tucked_spell(trail: Trail, mine: list[Trail]) -> bool:
         for t in mine)
 
 
-def _spells_under(mine: list[Trail], placed: list[tuple[Trail, dict]]) -> None:
+def _buff_markers(mine: list[Trail], hosts: list[Trail], player: str) -> dict[int, Trail]:
+    """Upright cards just under a better-seen minion card, peeking out towards its owner:
+    +1/+1 markers, face down (a buff spell peeks out the other way, docs/table.md), whatever
+    the recogniser made of the strip they show (nothing, or a guess at a face it cannot
+    see, which would make a minion of it); by the id of each, the minion it lies under."""
+    towards = 1.0 if player == "p1" else -1.0  # p1 sits at the far end of y
+    found: dict[int, Trail] = {}
+    for t in mine:
+        if not t.zone.endswith(".minions") or t.sideways or _face_down(t) or t.card == HERO:
+            continue
+        under = [h for h in hosts if h is not t and (t.y - h.y) * towards > 0
+                 and SPELL_MIN_MM < math.dist((t.x, t.y), (h.x, h.y)) < MARKER_REACH_MM
+                 and sum(h.votes.values()) > sum(t.votes.values())]
+        if under:
+            found[id(t)] = min(under, key=lambda h: math.dist((t.x, t.y), (h.x, h.y)))
+    return found
+
+
+def _spells_under(player: str, mine: list[Trail], placed: list[tuple[Trail, dict]]) -> None:
     """A face-up card tucked under a minion is a spell that buffs it. It shows a strip
-    beyond the minion, often without its index: the recogniser names it, abstains on it
-    (UNNAMED here: the spell was seen when it was shown) or reads the minion's name again."""
+    beyond the minion towards the opponent, often without its index: the recogniser names
+    it, abstains on it (UNNAMED here: the spell was seen when it was shown) or reads the
+    minion's name again. A strip towards the owner that it cannot name is a +1/+1 marker's
+    back (`docs/table.md`)."""
+    towards_owner = 1.0 if player == "p1" else -1.0  # p1 sits at y = 600, p2 at y = 0
     minions = {id(t) for t, _ in placed}
     for t in mine:
         if not t.zone.endswith(".minions") or t.sideways or id(t) in minions or \
@@ -360,7 +392,9 @@ def _spells_under(mine: list[Trail], placed: list[tuple[Trail, dict]]) -> None:
         d, minion, view = min(near, key=lambda n: n[0])
         if not SPELL_MIN_MM < d < MARKER_REACH_MM:
             continue
-        if t.card in (UNKNOWN, minion.card):
+        if t.card in (UNKNOWN, minion.card) and (t.y - minion.y) * towards_owner > 0:
+            view["buffs"] += 1
+        elif t.card in (UNKNOWN, minion.card):
             view["spells"].append(UNNAMED)
         elif not _is_minion_card(t.card) and t.card not in view["spells"]:
             view["spells"].append(t.card)
@@ -379,14 +413,19 @@ def build_view(trails: list[Trail], laid: dict[str, int] | None = None) -> Table
         mine = [t for t in trails if (t.zone or "").startswith(player + ".")]
         minions: list[tuple[float, dict]] = []
         placed: list[tuple[Trail, dict]] = []
-        for t in mine:
-            zone = t.zone.split(".", 1)[1]
-            if zone in ("minions", "attack", "totems") and t.face_up and not t.sideways \
-                    and named.get(t.card) is t and not _tucked_spell(t, mine):
+        hosts = [t for t in mine if t.zone.split(".", 1)[1] in ("minions", "attack", "totems")
+                 and t.face_up and not t.sideways and named.get(t.card) is t
+                 and not _tucked_spell(t, mine)]
+        buffs = _buff_markers(mine, hosts, player)
+        for t in hosts:
+            if id(t) not in buffs:
                 minions.append((t.x, {"card": t.card, "damage": 0, "buffs": 0, "spells": [],
-                                      "attacking": zone == "attack"}))
+                                      "attacking": t.zone.endswith(".attack")}))
                 placed.append((t, minions[-1][1]))
-        _spells_under(mine, placed)
+        for host in buffs.values():
+            for trail, view in placed:
+                view["buffs"] += trail is host
+        _spells_under(player, [t for t in mine if id(t) not in buffs], placed)
         cards = list(minions)
         stacks: list[float] = []
         for t in sorted(mine, key=lambda t: t.x):
@@ -411,10 +450,17 @@ def build_view(trails: list[Trail], laid: dict[str, int] | None = None) -> Table
             armor=sum(1 for t in mine if t.zone == f"{player}.armor" and t.card == BACK),
             secrets=sum(1 for t in mine if t.zone == f"{player}.secrets" and t.card == BACK),
             power_used=_power_used(mine, player))
-    discard = [t for t in trails if t.zone == "discard" and t.face_up]
-    # the top: the name that came onto the pile last (laid in the same place as the card it
-    # covers, it may be the same trail with a new name)
-    laid = laid or {}
-    top = max(discard, key=lambda t: laid.get(t.card, max(t.first, t.named_since))).card \
-        if discard else None
+    top = _pile_top([t for t in trails if t.zone == "discard" and t.face_up], laid or {})
     return TableView(sides=sides, deck=0, discard=(top,) if top else ())
+
+
+def _pile_top(discard: list[Trail], laid: dict[str, int]) -> str | None:
+    """The name that came onto the pile last (laid in the same place as the card it covers,
+    it may be the same trail with a new name). One card laid may be found twice and named
+    two ways: of the names that came with it, the frames' votes pick."""
+    if not discard:
+        return None
+    came = {t.card: laid.get(t.card, max(t.first, t.named_since)) for t in discard}
+    last = max(came.values())
+    arrived = [card for card, frame in came.items() if frame >= last - ARRIVAL_FRAMES]
+    return max(arrived, key=lambda card: (sum(t.votes[card] for t in discard), card))

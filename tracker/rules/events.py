@@ -245,6 +245,20 @@ class SecretRevealed(_Targeted):
 
 class EndTurn(_Event):
     type: Literal["end_turn"] = "end_turn"
+    # the cards the cleanup discarded down to ten, as the camera saw them reach the pile
+    # (the last on top); unnamed, they are the cards drawn last
+    discarded: list[str] | None = None
+
+    @field_validator("discarded")
+    @classmethod
+    def _discarded(cls, cards: list[str] | None) -> list[str] | None:
+        if cards is not None:
+            if len(cards) > MAX_REVEALED + 1:
+                raise ValueError(f"{len(cards):,} cards discarded, more than there are (at "
+                                 f"most {MAX_REVEALED + 1})")
+            for card in cards:
+                _check_card(card)
+        return cards
 
 
 class Concede(_Event):

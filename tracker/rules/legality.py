@@ -294,8 +294,8 @@ def characters(board: Board) -> list[str]:
     return [*board.sides] + [m.id for s in board.sides.values() for m in s.minions]
 
 
-def _target_options(board: Board, player: str, ability: Ability,
-                    rng: random.Random) -> list[str | list[str] | None]:
+def _target_options(board: Board, player: str, ability: Ability, rng: random.Random,
+                    every_spread: bool = False) -> list[str | list[str] | None]:
     rule = ability.targeting
     if rule.kind is None:
         return [None]
@@ -303,6 +303,9 @@ def _target_options(board: Board, player: str, ability: Ability,
     if rule.count == "split":
         enemies = [c for c in everyone if board.owner(board.find(c)) != player]
         points = split_points(board, player, ability)
+        if every_spread:  # each way to share the points (their order changes nothing)
+            return [list(way) for way in itertools.combinations_with_replacement(enemies,
+                                                                                 points)]
         spread = [rng.choice(enemies) for _ in range(points)]
         return [[c] * points for c in enemies] + [spread]
     if rule.count == 1:
@@ -331,14 +334,16 @@ def candidate_moves(board: Board, rng: random.Random) -> list[Event]:
     return moves
 
 
-def card_plays(board: Board, player: str, card: str, rng: random.Random) -> list[Play]:
+def card_plays(board: Board, player: str, card: str, rng: random.Random, *,
+               every_spread: bool = False) -> list[Play]:
     """Every way `player` might play `card` now (each target and choice), legal or not: what
-    a person picks from once they have named the card."""
+    a person picks from once they have named the card. Split damage's ways to share its
+    points are sampled, or with `every_spread` all listed (a camera tells them apart)."""
     ability = board.ability_of(player, card)
     choices = [1, 2] if ability.choose_one else [None]
     return [Play(player=player, card=card, target=target, choice=choice)
             for target, choice in itertools.product(
-                _target_options(board, player, ability, rng), choices)]
+                _target_options(board, player, ability, rng, every_spread), choices)]
 
 
 def power_uses(board: Board, player: str, rng: random.Random) -> list[HeroPower]:
