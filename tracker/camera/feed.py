@@ -70,12 +70,15 @@ class CameraUpdate:
 class Fix:
     """A person's fix of the camera's event `index`, as the server saw it: applied only if
     the log's event there is still `expected` (the camera may have changed it meanwhile).
-    Either `events` in place of the view's, or the play's `card` named by hand."""
+    Either `events` in place of the view's, or the play's `card` named by hand (with its
+    `target` and `choice`, if given; else the camera's, where the card takes them)."""
 
     index: int
     expected: Event
     events: tuple[Event, ...] = ()
     card: str | None = None
+    target: str | list[str] | None = None
+    choice: int | None = None
 
 
 Subscriber = Callable[[CameraUpdate], None]
@@ -298,7 +301,7 @@ class CameraFeed:
                 print(f"hearthtop-companion: warning: the fix of event {fix.index} was "
                       "dropped: the camera changed that event meanwhile", file=sys.stderr)
             elif fix.card is not None:
-                self.tracker.name_card(fix.index, fix.card)
+                self.tracker.name_card(fix.index, fix.card, fix.target, fix.choice)
             else:
                 self.tracker.fix(fix.index, list(fix.events))
         finally:
