@@ -363,8 +363,9 @@ class LiveTracker:
                     self.choices.append(choice)
         self._last = None
         if again and self._waiting is not None and self._waiting[0].view is not None:
-            waited = self._waiting[0]
-            self._waiting = (explain(self.game, waited.view, waited.hints), self._waiting[1])
+            # the view as read before the fix: a card named by hand since is named in it
+            view, hints = self._as_named(self._waiting[0].view, self._waiting[0].hints)
+            self._waiting = (explain(self.game, view, hints), hints)
 
     def _explain_again(self, found: Explanation) -> None:
         """A view the camera explained, explained again on the game as it now is."""
