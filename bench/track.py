@@ -119,6 +119,7 @@ class Score:
     wrong_cards: list[str]  # cards the log names that the game never played there
     secret_suits: list[str] = field(default_factory=list)  # of those, face-down secrets
     unsure_alerts: int = 0  # rule breaks the camera may have misread: asked, not flagged
+    revisions: int = 0  # provisional events the next view took back (fast, then right)
     # with the scripted player (bench.player): its taps and fixes, and the wrong events
     # that stayed on the phone over 10 s
     taps: int | None = None
@@ -157,7 +158,8 @@ def score(truth: Game, tracker: LiveTracker) -> tuple[Score, list[tuple[int, int
                  len(pairs), len(tracker.asked()),
                  sum(1 for a in tracker.game.alerts if a.severity == "illegal"), misses,
                  [e.card for e in wrong], secret_suits=secrets,
-                 unsure_alerts=sum(a.severity == "unsure" for a in tracker.game.alerts)), pairs
+                 unsure_alerts=sum(a.severity == "unsure" for a in tracker.game.alerts),
+                 revisions=tracker.revisions), pairs
 
 
 def fault_spec(game: int, count: int, events: int) -> str | None:
@@ -329,7 +331,10 @@ def report(scores: list[Score], what: str, elapsed: float) -> None:
     delays = [ms for s in scores for ms in s.delays_ms]
     if delays:
         print(f"table settled -> state changed: median {statistics.median(delays):.0f} ms, "
-              f"p95 {statistics.quantiles(delays, n=20)[-1]:.0f} ms over {len(delays)} events")
+              f"p95 {statistics.quantiles(delays, n=20)[-1]:.0f} ms over {len(delays)} events;"
+              f" revisions a game: median "
+              f"{statistics.median(s.revisions for s in scores):g}, max "
+              f"{max(s.revisions for s in scores)}")
     taps = [s.taps for s in scores if s.taps is not None]
     if taps:
         print(f"scripted player: taps a game median {statistics.median(taps):g}, max "

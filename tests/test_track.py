@@ -64,9 +64,10 @@ def test_track_without_phone_inputs_says_where_they_go(tmp_path, capsys):
     assert "give --phone FILE" in error
 
 
-def _waiting_reader():
+def _provisional_reader():
     """A reader given a table whose change no event explains well: a minion laid with a
-    damage marker under it that no play puts there (a marker misread, or a move midway)."""
+    damage marker under it that no play puts there (a marker misread, or a move midway).
+    The play is applied at once, provisional: the next view may revise it."""
     from tracker.camera.live import LiveTracker
     from tracker.camera.reader import TableReader
     from tracker.camera.stabilize import Sighting
@@ -78,7 +79,7 @@ def _waiting_reader():
              Sighting("BACK", 0.99, 300, 440, "p1.minions", sideways=True)]
     for frame in range(1, 12):
         reader.take(frame, table, frozenset())
-    assert reader.tracker.waiting and not _plays(reader)
+    assert reader.tracker.provisional and _plays(reader) == ["6H"]
     return reader, table
 
 
@@ -86,16 +87,16 @@ def _plays(reader) -> list[str]:
     return [e.card for e in reader.tracker.events if e.type == "play"]
 
 
-def test_a_change_left_waiting_is_decided_once_the_table_stays_still():
-    reader, table = _waiting_reader()
+def test_a_provisional_change_is_decided_once_the_table_stays_still():
+    reader, table = _provisional_reader()
     for frame in range(12, 40):
         reader.take(frame, table, frozenset())
-    assert not reader.tracker.waiting and _plays(reader) == ["6H"]
+    assert not reader.tracker.provisional and _plays(reader) == ["6H"]
 
 
-def test_a_change_left_waiting_is_decided_when_the_recording_ends():
-    reader, _ = _waiting_reader()
-    assert reader.settle(12) and _plays(reader) == ["6H"]
+def test_a_provisional_change_is_decided_when_the_recording_ends():
+    reader, _ = _provisional_reader()
+    assert reader.settle(12) and not reader.tracker.provisional and _plays(reader) == ["6H"]
 
 
 def test_a_file_that_is_no_video_is_one_line_on_stderr(tmp_path):

@@ -142,8 +142,10 @@ class LiveTracker:
     _ids: int = 0  # the last choice's id
     # cards the players named by hand, by what the camera reads them as (while on the table)
     named: dict[str, str] = field(default_factory=dict)
-    # a view explained badly, left to wait for the next: its explanation and hints
-    _waiting: tuple[Explanation, Hints] | None = None
+    # the last view's events, applied though they explain it badly: where they went in
+    # the log, the explanation, its hints (the next view may revise them)
+    _provisional: tuple[int, Explanation, Hints] | None = None
+    revisions: int = 0  # provisional events taken back when the next view showed better
     # the last explanation applied, which the next view may revise: where it went in the
     # log, the explanation, its hints
     _last: tuple[int, Explanation, Hints] | None = None
@@ -181,20 +183,20 @@ class LiveTracker:
         return self._after_blind
 
     def seen(self, view: TableView, hints: Hints = NO_HINTS, *, now: bool = False) -> Explanation:
-        """A stable view of the table: apply the events that explain it. A view that no
-        events explain well may have been caught mid-move (a minion on the pile, the
-        weapon's markers not yet taken): it waits for the next view, which is explained
-        together with it if that explains both well, or else after it. Nothing waits when
-        it must be decided `now` (the turn ends)."""
+        """A stable view of the table: apply the events that explain it, at once. A view
+        that no events explain well may have been caught mid-move (a minion on the pile,
+        the weapon's markers not yet taken): its events are provisional, and the next view
+        revises them if both views together are explained better (fast, then right).
+        Nothing stays provisional when it must be decided `now` (the turn ends)."""
         view, hints = self._as_named(view, hints)
+        provisional, self._provisional = self._provisional, None
+        if provisional and self.game.table is not None:
+            return self._after_provisional(provisional, view, hints, now)
         if self.game.over and _new_in_play(self.game, view):
             self._undo_false_end()
         if self.game.table is None or self.game.over:
             return Explanation([], 0.0)
         self._name_discard(view, hints)
-        waited, self._waiting = self._waiting, None
-        if waited:
-            return self._after_waiting(waited, view, hints, now)
         self._unmask_secrets(hints.revealed)
         depth, self._after_blind = BLIND_DEPTH if self._after_blind else 2, False
         found = explain(self.game, view, hints, depth=depth)
@@ -204,29 +206,41 @@ class LiveTracker:
             return self._last[1]
         return self._apply_or_wait(found, hints, now)
 
-    def _after_waiting(self, waited: tuple[Explanation, Hints], view: TableView,
-                       hints: Hints, now: bool) -> Explanation:
-        """The waiting view's events then this view's, unless both views together are
-        explained better (it was a move caught midway); what the waiting view saw that its
-        events did not use may be this view's."""
-        together = _merged(waited[1], hints)
-        self._unmask_secrets(together.revealed)
-        found = explain(self.game, view, together)
-        ahead = self.game.copy()
-        for event in waited[0].events:
-            ahead.apply(event)
-        left = _merged(_unused(*waited), hints)
-        if explain(ahead, view, left).distance > found.distance:
+    def _after_provisional(self, provisional: tuple[int, Explanation, Hints],
+                           view: TableView, hints: Hints, now: bool) -> Explanation:
+        """The provisional events then this view's, unless both views together are
+        explained better from before them (it was a move caught midway): then they are
+        taken back, a revision. What the provisional view saw that its events did not use
+        may be this view's."""
+        start, waited, waited_hints = provisional
+        together = _merged(waited_hints, hints)
+        before = self.game.copy()
+        while len(before.events) > start:
+            before.pop()
+        found = explain(before, view, together)
+        left = _merged(_unused(waited, waited_hints), hints)
+        after = explain(self.game, view, left)
+        if after.distance > found.distance:
+            self._take_back(start)
+            self.revisions += 1
             self._apply(found, together)
             return found
-        self._apply(*waited)
-        return self._apply_or_wait(explain(self.game, view, left), left, now)
+        if self.game.over:
+            return after
+        return self._apply_or_wait(after, left, now)
+
+    def _take_back(self, start: int) -> None:
+        """The camera's events from `start` out of the log, with the choices they made."""
+        while len(self.game.events) > start:
+            self.game.pop()
+        self.choices = [c for c in self.choices if c.index < start]
+        self._last = None
 
     def _apply_or_wait(self, found: Explanation, hints: Hints, now: bool) -> Explanation:
-        if not found.explained and found.events and not now:  # it may wait for the next
-            self._waiting = (found, hints)
-            return Explanation([], found.distance)
+        """Apply at once; events that do not explain their view well stay provisional."""
         self._apply(found, hints)
+        if not found.explained and found.events and not now:
+            self._provisional = (self._last[0], found, hints)
         return found
 
     def _revise(self, view: TableView, hints: Hints, found: Explanation) -> bool:
@@ -249,16 +263,13 @@ class LiveTracker:
         return True
 
     def decide(self) -> None:
-        """Apply the explanation of a view left waiting, as it is (no better view came)."""
-        if self._waiting is not None and not self.game.over:
-            found, hints = self._waiting
-            self._waiting = None
-            self._apply(found, hints)
+        """What is provisional stays as it is: no better view came (the turn ends)."""
+        self._provisional = None
 
     @property
-    def waiting(self) -> bool:
-        """A change is left waiting for a view that explains it better."""
-        return self._waiting is not None
+    def provisional(self) -> bool:
+        """The last view's events are provisional: the next view may revise them."""
+        return self._provisional is not None
 
     def _apply(self, found: Explanation, hints: Hints) -> None:
         if not found.events:
@@ -362,10 +373,8 @@ class LiveTracker:
                     choice.index = len(self.game.events) - 1
                     self.choices.append(choice)
         self._last = None
-        if again and self._waiting is not None and self._waiting[0].view is not None:
-            # the view as read before the fix: a card named by hand since is named in it
-            view, hints = self._as_named(self._waiting[0].view, self._waiting[0].hints)
-            self._waiting = (explain(self.game, view, hints), hints)
+        if again:
+            self._provisional = None  # what was provisional was explained again
 
     def _explain_again(self, found: Explanation) -> None:
         """A view the camera explained, explained again on the game as it now is."""

@@ -30,7 +30,7 @@ from .stabilize import HERO, Sighting, Stabilizer
 if TYPE_CHECKING:
     from vision.pipeline import Recognizer
 
-DECIDE_FRAMES = 15  # still frames after which a view left waiting is decided as it is
+DECIDE_FRAMES = 15  # still frames after which provisional events are final
 SAMPLE_PX = 8  # frame px between the pixels compared to tell a frozen or dark picture
 FROZEN_FRAMES = 8  # the same picture this many times running: the camera has stalled
 DARK_LEVEL = 24.0  # a mean grey under this: nothing of the table shows
@@ -158,7 +158,7 @@ class TableReader:
         if change is not None:
             self.tracker.seen(change.view, change.hints)
             return True
-        if self.tracker.waiting and self.stabilizer.still_for >= DECIDE_FRAMES:
+        if self.tracker.provisional and self.stabilizer.still_for >= DECIDE_FRAMES:
             return self.settle()  # no better view is coming: the table stays as it is
         return False
 
@@ -170,7 +170,7 @@ class TableReader:
         if change is not None:
             self.tracker.seen(change.view, change.hints, now=True)
             return True
-        if self.tracker.waiting:
+        if self.tracker.provisional:
             self.tracker.seen(self.stabilizer.view, now=True)
             return True
         return False
