@@ -561,7 +561,7 @@ def test_a_misread_card_is_named_on_the_phone_two_events_later(browser, tmp_path
     from tracker.camera import Reading
 
     reading = Reading.load(READING)
-    camera, frames = held_camera(misread(reading, "8C", "8H"), at=1360)  # after the Frostbolt
+    camera, frames = held_camera(misread(reading, "8C", "8H"), at=1350)  # after the Frostbolt
     with ThreadServer(tmp_path / "data", camera=camera) as live:
         pages = Pages(browser, live)
         try:
