@@ -47,6 +47,7 @@ import shutil
 import statistics
 import tempfile
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -120,6 +121,7 @@ class Score:
     secret_suits: list[str] = field(default_factory=list)  # of those, face-down secrets
     unsure_alerts: int = 0  # rule breaks the camera may have misread: asked, not flagged
     revisions: int = 0  # provisional events the next view took back (fast, then right)
+    invented: int = 0  # events in the final log (anyone's) that did not happen, counted
     # with the scripted player (bench.player): its taps and fixes, and the wrong events
     # that stayed on the phone over 10 s
     taps: int | None = None
@@ -159,7 +161,15 @@ def score(truth: Game, tracker: LiveTracker) -> tuple[Score, list[tuple[int, int
                  sum(1 for a in tracker.game.alerts if a.severity == "illegal"), misses,
                  [e.card for e in wrong], secret_suits=secrets,
                  unsure_alerts=sum(a.severity == "unsure" for a in tracker.game.alerts),
-                 revisions=tracker.revisions), pairs
+                 revisions=tracker.revisions, invented=_invented(truth, tracker)), pairs
+
+
+def _invented(truth: Game, tracker: LiveTracker) -> int:
+    """The final log's events of the kinds a camera reports that the game does not have
+    (as many of a kind as it has too many), whoever put them there."""
+    def kinds(events: list[Event]) -> Counter:
+        return Counter(event_key(e) for e in events if e.type in SEEN)
+    return sum((kinds(tracker.events) - kinds(truth.events)).values())
 
 
 def fault_spec(game: int, count: int, events: int) -> str | None:
@@ -320,6 +330,7 @@ def report(scores: list[Score], what: str, elapsed: float) -> None:
     print(f"cards named that the game did not play there: {len(wrong)} {sorted(wrong)}; of "
           f"them face-down secrets, whose suit no camera sees until turned: {len(secrets)}")
     print(f"questions a game: median {statistics.median(questions):g}, max {max(questions)}")
+    print(f"events in the final logs that did not happen: {sum(s.invented for s in scores)}")
     print(f"illegal alerts on legal games: {sum(s.illegal_alerts for s in scores)}; rule "
           f"breaks asked, not flagged (unsure): {sum(s.unsure_alerts for s in scores)}")
     frames = [ms for s in scores for ms in s.frame_ms]
