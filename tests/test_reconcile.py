@@ -212,3 +212,17 @@ def test_arcane_missiles_shared_among_targets_is_read_from_the_markers():
     assert found.explained  # 6C hit twice looks the same: a question, the truth among it
     assert sorted(missiles.targets) in [sorted(option[0].targets) for option in
                                         [found.events, *found.alternatives]]
+
+
+def test_a_minion_seen_slid_forward_attacks_in_the_explanation_though_nothing_shows_it():
+    """An attack on a hero leaves no marker: the slide is all the camera has. An
+    explanation that leaves the slid minion out (the hero power alone) is not the nearer
+    for being shorter."""
+    table = start("jaina", "garrosh", turn=5)
+    table.play("p1", "2H")
+    table.end_turn(2)
+    truth = table.game.copy()
+    truth.apply(attack := Attack(attacker="2H", target="p2"))
+    truth.apply(ping := parse_event({"type": "hero_power", "player": "p1", "target": "p2"}))
+    found = explain(table.game, expected_view(truth), Hints(attackers=("2H",)))
+    assert attack in found.events and ping.type in [e.type for e in found.events]

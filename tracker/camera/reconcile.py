@@ -52,6 +52,7 @@ ILLEGAL = 3.0  # a legal explanation is preferred to an illegal one up to a few 
 EXPLAINED = 0.5  # at most this far: the view is explained
 NOISE = 1.5  # what a camera's view may be off by with nothing having happened
 EXTRA_EVENT = 0.75  # a second event must explain more than one marker
+UNUSED_SLIDE = 2.0  # a minion seen slid forward (a hero's card tilted) that did not attack
 DEPTH_TWO_KEEP = 6  # sequences kept to try one event more after (the beam's width)
 BLIND_DEPTH = 4  # events the camera may have missed while it saw nothing
 DISCARD_TOGETHER = 3  # the pile's top cards whose order the camera may see mixed
@@ -257,13 +258,28 @@ def _after(game: Game, events: list[Event]) -> Game | None:
     return ahead
 
 
-def _score(game: Game, events: list[Event], seen: TableView) -> tuple[float, Game] | None:
+def _score(game: Game, events: list[Event], seen: TableView,
+           hints: Hints = NO_HINTS) -> tuple[float, Game] | None:
     ahead = _after(game, events)
     if ahead is None:
         return None
     # an explanation is legal or not: the rules one event breaks are not counted one by one
     illegal = _illegal(game, ahead)
-    return view_distance(expected_view(ahead), seen) + ILLEGAL * illegal + _extra(events), ahead
+    return view_distance(expected_view(ahead), seen) + ILLEGAL * illegal + _extra(events) \
+        + UNUSED_SLIDE * _slides_unused(game, events, hints), ahead
+
+
+def _slides_unused(game: Game, events: list[Event], hints: Hints) -> int:
+    """The characters seen slid into their attack zone (or a hero's card tilted) that do
+    not attack in `events`; a face-down stack's slide is any token's."""
+    attackers = {e.attacker for e in events if isinstance(e, Attack)}
+    named = [a for a in hints.attackers
+             if a in PLAYERS or (a != TOKEN and game.find(a) is not None)]
+    unused = sum(a not in attackers for a in named)
+    if TOKEN in hints.attackers:
+        tokens = {m.id for m in game.sides[game.active].minions if m.card is None}
+        unused += not attackers & tokens
+    return unused
 
 
 def _extra(events: list[Event]) -> float:
@@ -297,7 +313,7 @@ def explain(game: Game, seen: TableView, hints: Hints = NO_HINTS, *, depth: int 
         longer = []
         for _, before, ahead in beam:
             for event in candidates(ahead, seen, rng, hints):
-                result = _score(game, [*before, event], seen)
+                result = _score(game, [*before, event], seen, hints)
                 if result:
                     longer.append((result[0], [*before, event], result[1]))
         longer.sort(key=rank)
