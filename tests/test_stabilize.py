@@ -260,3 +260,14 @@ def test_a_weapon_half_hidden_by_its_markers_is_named_by_an_unsure_guess():
     assert (view.sides["p1"].weapon, view.sides["p1"].durability) == ("QC", 2)
     minion = Sighting("UNKNOWN", 0.6, 300, 420, "p1.minions", guess="6H")
     assert run(Stabilizer(), [[minion]] * 8) == []
+
+
+def test_a_spell_shown_in_an_attack_zone_is_named_by_an_unsure_guess():
+    """A spell is shown in its caster's attack zone while it resolves: the recogniser's
+    unsure guess names it there, and it is a card shown between two views."""
+    minion = card("6S", 194, 423, "p1.minions")
+    spell = Sighting("UNKNOWN", 0.6, 712, 297, "p2.attack", guess="QC")
+    stabilizer = Stabilizer()
+    run(stabilizer, [[minion]] * 8)
+    changes = run(stabilizer, [[minion, spell]] * 4 + [[]] * 20, start=8)
+    assert changes[-1].hints.revealed == ("QC",)

@@ -32,7 +32,7 @@ GUESS_WEIGHT = 0.5  # … so that frames that name the card outvote it
 # The Coin (the joker) leaves nothing but itself on the pile, where the recogniser guesses
 # it right about 60 % of the frames at 0.5-0.8: the frames' votes make its name
 JOKER_GUESS = 0.5
-WEAPON_GUESS = 0.5
+PLACED_GUESS = 0.5  # where only a weapon, or a spell shown, lies face up
 SURE = 0.9  # a name this sure tells one card from another in the same place
 SLIDE_MM = 150.0  # a card named so is followed this far (a minion slid along its row)
 STILL_MM = 4.0  # a card that moves less between frames lies still (detection jitters)
@@ -293,12 +293,13 @@ class Stabilizer:
 
 def _guess_bar(sight: Sighting) -> float:
     """How sure a guess must be to count: less for a joker on the discard pile, and for an
-    upright card in a weapon zone (a weapon under its markers: the zone holds nothing
-    else face up)."""
+    upright card in a weapon zone (a weapon under its markers) or an attack zone (a spell
+    shown, a minion slid): nothing else lies face up there."""
     if sight.guess == JOKER and sight.zone == "discard":
         return JOKER_GUESS
-    if (sight.zone or "").endswith(".weapon") and not sight.sideways and sight.guess != BACK:
-        return WEAPON_GUESS
+    if (sight.zone or "").endswith((".weapon", ".attack")) and not sight.sideways \
+            and sight.guess != BACK:
+        return PLACED_GUESS
     return GUESS_CONFIDENCE
 
 
