@@ -271,3 +271,30 @@ def test_a_spell_shown_in_an_attack_zone_is_named_by_an_unsure_guess():
     run(stabilizer, [[minion]] * 8)
     changes = run(stabilizer, [[minion, spell]] * 4 + [[]] * 20, start=8)
     assert changes[-1].hints.revealed == ("QC",)
+
+
+def test_a_secret_laid_over_part_of_another_keeps_it_on_the_table():
+    """Secrets are fanned, each over part of the one before: the camera may find only the
+    top one, and the one under it is still there until the top one goes."""
+    first = card("BACK", 241, 534, "p1.secrets", 1.0)
+    second = card("BACK", 215, 536, "p1.secrets", 1.0)  # 26 mm along, over its edge
+    stabilizer = Stabilizer()
+    assert run(stabilizer, [[first]] * 8)[-1].view.sides["p1"].secrets == 1
+    changes = run(stabilizer, [[second]] * 60, start=8)  # the first one not found again
+    assert changes[-1].view.sides["p1"].secrets == 2
+    later = run(stabilizer, [[first]] * 20, start=68)  # the top one revealed: gone
+    assert later[-1].view.sides["p1"].secrets == 1
+
+
+def test_a_secret_found_twice_is_one_card_and_a_hand_over_it_does_not_move_it():
+    secret = card("BACK", 660, 60, "p2.secrets", 1.0)
+    twice = Sighting("UNKNOWN", 1.0, 668, 66, "p2.secrets", guess="BACK")
+    stabilizer = Stabilizer()
+    assert run(stabilizer, [[secret, twice]] * 8)[-1].view.sides["p2"].secrets == 1
+    hand = frozenset({"p2.secrets"})
+    for frame, (x, y) in enumerate([(667, 65), (674, 70), (674, 70)], start=8):
+        stabilizer.update(frame, [replace(secret, x=x, y=y)], hand)  # found under a hand
+    resting = run(stabilizer, [[replace(secret, x=674, y=70)]] * 2, start=11)  # it rests
+    changes = resting + run(stabilizer, [[secret]] * 20, start=13)
+    assert all(c.view.sides["p2"].secrets == 1 for c in changes)
+    assert [t.x for t in stabilizer.trails if t.zone == "p2.secrets" and t.on_table] == [660]

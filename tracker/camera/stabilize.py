@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from cards import BACK, JOKER
 from tracker.rules.cards import parse_card
@@ -44,6 +44,11 @@ COVERED = 8  # … by a hand that stopped over it: gone after this many quiet fr
 GONE = 2  # frames unseen where nothing moves after which any other card is gone
 MARKER_REACH_MM = 35.0  # a face-down card this near a minion's centre is under it
 STACK_MM = 25.0  # face-down cards this near one another are one token's stack
+# secrets are fanned face down, each over part of the one before, and never slide: two
+# found nearer than this in one frame are one card found twice, and one found farther
+# than this from a secret is another card
+SECRET_APART_MM = 12.0
+CARD_SPAN_MM = 55.0  # a card laid nearer than this beside another in a fan covers part of it
 ARRIVAL_FRAMES = 3  # names first read on the pile this close together came with one card
 SPELL_MIN_MM = 8.0  # a buff spell under a minion peeks out this far at least (17 mm, drawn)
 PLAYERS = ("p1", "p2")
@@ -137,7 +142,8 @@ class Stabilizer:
         self._note_pile(frame, confirmed)
         view = build_view(confirmed, self._laid)  # what the rules read: cards off the zones are not
         # a card unseen a while where nothing moves is gone or covered: wait and see
-        doubtful = any(frame - t.last > GONE and _counts(t) for t in confirmed)
+        doubtful = any(frame - t.last > GONE and _counts(t) and not self._under_secret(t, frame)
+                       for t in confirmed)
         held = view == self._pending and not moving and not doubtful
         self._since = self._since + 1 if held else 0
         self._pending = view
@@ -202,7 +208,8 @@ class Stabilizer:
         (one physical card is in one place: it was picked up and laid there)."""
         here = {t.card for t in self.trails
                 if t.last == frame and t.face_up and t.hits >= self.confirm}
-        self.trails = [t for t in self.trails if frame - t.last <= self.patience
+        self.trails = [t for t in self.trails
+                       if (frame - t.last <= self.patience or self._under_secret(t, frame))
                        and (t.last == frame or t.card not in here)]
 
     def _note_hints(self, frame: int) -> None:
@@ -231,19 +238,33 @@ class Stabilizer:
         it lay there long enough to be taken as covered (a hand passing over it)."""
         if trail.hits < self.confirm or trail.still_hits < self.settle:
             return False
+        if self._under_secret(trail, frame):
+            return True
         unseen = frame - max(trail.last, self._moved.get(trail.zone, -1))
         return unseen <= (COVERED if trail.still_hits >= ESTABLISHED else GONE)
+
+    def _under_secret(self, trail: Trail, frame: int) -> bool:
+        """A secret on the table that a secret laid after it covers in part, now seen: the
+        camera may not find the one under it, which is still there."""
+        if not (trail.on_table and trail.card == BACK and _in_secrets(trail.zone)):
+            return False
+        return any(t.on_table and t.card == BACK and t.zone == trail.zone
+                   and t.first > trail.first and frame - t.last <= GONE
+                   and abs(t.x - trail.x) < CARD_SPAN_MM and abs(t.y - trail.y) < SECRET_APART_MM
+                   for t in self.trails)
 
     def _match(self, frame: int, seen: list[Sighting]) -> None:
         """Each sighting to its trail: the trail of the card it names, where that card was
         slid along its row; else the nearest free trail within reach that names no other
-        card (a card laid where another lay is another card); else a new trail."""
+        card (a card laid where another lay is another card), a secret's only where it
+        lies; else a new trail."""
         free = set(range(len(self.trails)))
-        for sight in sorted(seen, key=lambda s: -s.confidence):
+        for sight in _one_sighting_a_secret(sorted(seen, key=lambda s: -s.confidence)):
             name = _sure_name(sight)
             best = self._nearest(free, sight, SLIDE_MM, name) if name else None
             if best is None:
-                best = self._nearest(free, sight, self.reach, None, unlike=name)
+                reach = SECRET_APART_MM if _secret_back(sight) else self.reach
+                best = self._nearest(free, sight, reach, None, unlike=name)
             if best is None:
                 self.trails.append(Trail(sight.x, sight.y, sight.zone, sight.sideways,
                                          frame, frame, named_since=frame))
@@ -270,6 +291,8 @@ class Stabilizer:
 
     def _follow(self, trail: Trail, frame: int, sight: Sighting) -> None:
         moved = ((trail.x - sight.x) ** 2 + (trail.y - sight.y) ** 2) ** 0.5
+        if trail.on_table and trail.card == BACK and _in_secrets(trail.zone):
+            moved, sight = 0.0, replace(sight, x=trail.x, y=trail.y)  # a secret never slides
         if moved > STILL_MM:
             trail.still_hits = 0
             for name in trail.votes:
@@ -289,6 +312,28 @@ class Stabilizer:
             trail.vote(frame, sight.guess, GUESS_WEIGHT * sight.confidence)
         else:
             trail.vote(frame, UNKNOWN, max(sight.confidence, 0.05))
+
+
+def _in_secrets(zone: str | None) -> bool:
+    return (zone or "").endswith(".secrets")
+
+
+def _secret_back(sight: Sighting) -> bool:
+    """A face-down card in a secrets zone."""
+    return _in_secrets(sight.zone) and BACK in (sight.card, sight.guess) \
+        and sight.card in (BACK, UNKNOWN)
+
+
+def _one_sighting_a_secret(seen: list[Sighting]) -> list[Sighting]:
+    """The sightings (surest first) less those of a secret found twice: nearer to a surer
+    one than secrets lie apart."""
+    kept: list[Sighting] = []
+    for sight in seen:
+        if not (_secret_back(sight) and any(
+                _secret_back(k) and k.zone == sight.zone
+                and math.dist((k.x, k.y), (sight.x, sight.y)) < SECRET_APART_MM for k in kept)):
+            kept.append(sight)
+    return kept
 
 
 def _guess_bar(sight: Sighting) -> float:
