@@ -10,8 +10,8 @@ from conftest import start
 
 from simulator.game_views import readable_state, track_perfectly
 from tracker.camera.live import LiveTracker
-from tracker.camera.reconcile import BLIND_DEPTH, explain
-from tracker.camera.view import UNNAMED, Hints, expected_view
+from tracker.camera.reconcile import BLIND_DEPTH, explain, view_distance
+from tracker.camera.view import UNNAMED, Hints, TableView, expected_view
 from tracker.rules.bot import play_game
 from tracker.rules.events import Attack, EndTurn, Play, parse_event
 from tracker.rules.heroes import hero_names
@@ -226,3 +226,20 @@ def test_a_minion_seen_slid_forward_attacks_in_the_explanation_though_nothing_sh
     truth.apply(ping := parse_event({"type": "hero_power", "player": "p1", "target": "p2"}))
     found = explain(table.game, expected_view(truth), Hints(attackers=("2H",)))
     assert attack in found.events and ping.type in [e.type for e in found.events]
+
+
+def test_fanned_markers_seen_short_cost_less_than_markers_seen_in_excess():
+    """Armor and a weapon's durability lie fanned, each marker over part of the next: one
+    hidden is likelier than one too many, and an explanation is judged so."""
+    table = start("garrosh", "jaina", turn=5)
+    table.power("p1")  # Armor Up!: two armor markers
+    table.play("p1", "QD")  # Fiery War Axe: two durability markers
+    rules = expected_view(table.game)
+    assert (rules.sides["p1"].armor, rules.sides["p1"].durability) == (2, 2)
+
+    def seen(armor: int, durability: int) -> TableView:
+        side = replace(rules.sides["p1"], armor=armor, durability=durability)
+        return replace(rules, sides={**rules.sides, "p1": side})
+
+    assert view_distance(rules, seen(1, 2)) < view_distance(rules, seen(3, 2))
+    assert view_distance(rules, seen(2, 1)) < view_distance(rules, seen(2, 3))

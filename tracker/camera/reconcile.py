@@ -47,6 +47,7 @@ SECRET_MISS = 3.0
 DISCARD_MISS = 3.0  # the pile's top, read at a glance and often half covered, misread
 MARKER_MISS = 1.0
 UNNAMED_SPELL_MISS = 3.0  # a card seen under a minion and no spell predicted there
+HIDDEN_MARKER = 0.5  # a fanned marker not seen: the next one covers it
 BUFF_MISS = 0.4  # a +1/+1 shows only a strip from under its minion: often not seen at all
 ILLEGAL = 3.0  # a legal explanation is preferred to an illegal one up to a few markers nearer
 EXPLAINED = 0.5  # at most this far: the view is explained
@@ -116,12 +117,18 @@ def _side_distance(expected: SideView, seen: SideView) -> float:
     if expected.weapon != seen.weapon:  # one weapon for another: misread under its markers
         distance += _misread(expected.weapon, seen.weapon) if expected.weapon and seen.weapon \
             else CARD_MISS
-    distance += MARKER_MISS * (abs(expected.durability - seen.durability)
-                               + abs(expected.armor - seen.armor))
+    distance += _fanned(expected.durability, seen.durability) \
+        + _fanned(expected.armor, seen.armor)
     distance += SECRET_MISS * abs(expected.secrets - seen.secrets)
     if seen.power_used is not None and expected.power_used != seen.power_used:
         distance += CARD_MISS
     return distance
+
+
+def _fanned(expected: int, seen: int) -> float:
+    """Markers fanned beside one another (armor, a weapon's durability) hide one another:
+    fewer seen than there are is likelier than more."""
+    return MARKER_MISS * max(0, seen - expected) + HIDDEN_MARKER * max(0, expected - seen)
 
 
 def _misread(expected: str, seen: str) -> float:
