@@ -298,3 +298,20 @@ def test_a_secret_found_twice_is_one_card_and_a_hand_over_it_does_not_move_it():
     changes = resting + run(stabilizer, [[secret]] * 20, start=13)
     assert all(c.view.sides["p2"].secrets == 1 for c in changes)
     assert [t.x for t in stabilizer.trails if t.zone == "p2.secrets" and t.on_table] == [660]
+
+
+def test_two_secrets_found_at_their_edges_keep_to_their_own_cards():
+    """The card under another is found at its uncovered edge, nearer the card above than
+    its own centre, and sometimes twice: each sighting goes to the nearest secret, nearest
+    pairs first, and the card stays two cards."""
+    under = card("BACK", 660, 65, "p2.secrets", 1.0)
+    above = card("BACK", 681, 65, "p2.secrets", 1.0)
+    stabilizer = Stabilizer()
+    assert run(stabilizer, [[under, above]] * 8)[-1].view.sides["p2"].secrets == 2
+    edge = replace(under, x=671)  # surer than the card above, as found
+    found_above = replace(above, x=684, confidence=0.999)
+    twice = Sighting("UNKNOWN", 1.0, 672, 74, "p2.secrets", guess="BACK")
+    frames = [[edge, found_above], [twice, edge, found_above]] * 15
+    changes = run(stabilizer, frames, start=8)
+    assert all(c.view.sides["p2"].secrets == 2 for c in changes)
+    assert sum(t.on_table for t in stabilizer.trails if t.zone == "p2.secrets") == 2

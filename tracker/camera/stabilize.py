@@ -259,7 +259,13 @@ class Stabilizer:
         card (a card laid where another lay is another card), a secret's only where it
         lies; else a new trail."""
         free = set(range(len(self.trails)))
-        for sight in _one_sighting_a_secret(sorted(seen, key=lambda s: -s.confidence)):
+        secrets = [t for t in self.trails if t.on_table and t.card == BACK and _in_secrets(t.zone)]
+        seen = _one_sighting_a_secret(seen, secrets)
+        given = self._secrets_in_place(seen, free)
+        for k, sight in enumerate(seen):
+            if k in given:
+                self._follow(self.trails[given[k]], frame, sight)
+                continue
             name = _sure_name(sight)
             best = self._nearest(free, sight, SLIDE_MM, name) if name else None
             if best is None:
@@ -272,6 +278,22 @@ class Stabilizer:
             else:
                 free.discard(best)
             self._follow(self.trails[best], frame, sight)
+
+    def _secrets_in_place(self, seen: list[Sighting], free: set[int]) -> dict[int, int]:
+        """Secrets found where secrets lie, each to its trail, the nearest pairs first (one
+        found at the edge of the card under another is nearer to the card above than to its
+        own: taken in turn, it would take the other's trail). The trails given leave
+        `free`."""
+        pairs = sorted((math.dist((t.x, t.y), (sight.x, sight.y)), k, i)
+                       for k, sight in enumerate(seen) if _secret_back(sight)
+                       for i in free if (t := self.trails[i]).zone == sight.zone
+                       and t.sideways == sight.sideways)
+        given: dict[int, int] = {}
+        for distance, k, i in pairs:
+            if distance < SECRET_APART_MM and k not in given and i in free:
+                given[k] = i
+                free.discard(i)
+        return given
 
     def _nearest(self, free: set[int], sight: Sighting, reach: float, card: str | None,
                  unlike: str | None = None) -> int | None:
@@ -324,16 +346,22 @@ def _secret_back(sight: Sighting) -> bool:
         and sight.card in (BACK, UNKNOWN)
 
 
-def _one_sighting_a_secret(seen: list[Sighting]) -> list[Sighting]:
-    """The sightings (surest first) less those of a secret found twice: nearer to a surer
-    one than secrets lie apart."""
+def _one_sighting_a_secret(seen: list[Sighting], secrets: list[Trail]) -> list[Sighting]:
+    """The sightings less those of a secret found twice: nearer to another than secrets lie
+    apart. Of the two, the one nearer a secret on the table is kept (it is that card),
+    else the surer."""
+    def nearest(sight: Sighting) -> float:
+        return min((math.dist((t.x, t.y), (sight.x, sight.y)) for t in secrets
+                    if t.zone == sight.zone), default=math.inf)
+
     kept: list[Sighting] = []
-    for sight in seen:
+    for sight in sorted(seen, key=lambda s: (nearest(s) if _secret_back(s) else 0.0,
+                                             -s.confidence)):
         if not (_secret_back(sight) and any(
                 _secret_back(k) and k.zone == sight.zone
                 and math.dist((k.x, k.y), (sight.x, sight.y)) < SECRET_APART_MM for k in kept)):
             kept.append(sight)
-    return kept
+    return sorted(kept, key=lambda s: -s.confidence)
 
 
 def _guess_bar(sight: Sighting) -> float:
