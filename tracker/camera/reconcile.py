@@ -22,6 +22,7 @@ import random
 from dataclasses import dataclass, field
 
 from cards import JOKER, split_card
+from tracker.rules.abilities import Ability
 from tracker.rules.cards import PLAYERS, other
 from tracker.rules.engine import EngineError, Game
 from tracker.rules.events import Attack, Event, SecretRevealed
@@ -54,6 +55,7 @@ EXPLAINED = 0.5  # at most this far: the view is explained
 NOISE = 1.5  # what a camera's view may be off by with nothing having happened
 EXTRA_EVENT = 0.75  # a second event must explain more than one marker
 UNUSED_SLIDE = 2.0  # a minion seen slid forward (a hero's card tilted) that did not attack
+UNUSED_SHOWN = 2.0  # a card seen shown (a spell cast) that no event plays
 DEPTH_TWO_KEEP = 6  # sequences kept to try one event more after (the beam's width)
 BLIND_DEPTH = 4  # events the camera may have missed while it saw nothing
 DISCARD_TOGETHER = 3  # the pile's top cards whose order the camera may see mixed
@@ -175,10 +177,17 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
         found += [Attack(attacker=attacker, target=t) for t in everyone if t != attacker]
     uses = power_uses(game, player, rng)
     found += uses
-    for revealed in _turned_over(game, hints, new):  # Totemic Call's: the totem stays up
-        found += [use.model_copy(update={"revealed": revealed}) for use in uses]
+    if _turns_over(game.sides[player].hero.power):  # Totemic Call: the totem stays up
+        for revealed in _turned_over(game, hints, new):
+            found += [use.model_copy(update={"revealed": revealed}) for use in uses]
     found += _secrets_revealed(game, seen, hints)
     return found
+
+
+def _turns_over(power: Ability) -> bool:
+    """The hero power turns cards over from the deck (Totemic Call)."""
+    return any(effect.word == "totemic_call" for _, effects in power.effect_lists()
+               for effect in effects)
 
 
 def _turned_over(game: Game, hints: Hints, new: list[str]) -> list[list[str]]:
@@ -273,7 +282,30 @@ def _score(game: Game, events: list[Event], seen: TableView,
     # an explanation is legal or not: the rules one event breaks are not counted one by one
     illegal = _illegal(game, ahead)
     return view_distance(expected_view(ahead), seen) + ILLEGAL * illegal + _extra(events) \
-        + UNUSED_SLIDE * _slides_unused(game, events, hints), ahead
+        + _hints_unused(game, events, hints), ahead
+
+
+def _hints_unused(game: Game, events: list[Event], hints: Hints) -> float:
+    """What the events leave of what the camera saw between two views: a slide with no
+    attack, a card shown (a spell cast, the coin) that may be in a hand and is not played
+    or turned over."""
+    return UNUSED_SLIDE * _slides_unused(game, events, hints) \
+        + UNUSED_SHOWN * _shown_unused(game, events, hints)
+
+
+def _shown_unused(game: Game, events: list[Event], hints: Hints) -> int:
+    """Cards held face up in an attack zone (a spell shown as it is cast) that may be in a
+    hand and that no event plays or turns over."""
+    used = {getattr(e, "card", None) for e in events}
+    used.update(card for e in events for card in getattr(e, "revealed", None) or ())
+    return sum(_unplaced(game, card) for card in hints.revealed
+               if card in hints.attackers and card not in used)
+
+
+def _unplaced(game: Game, card: str) -> bool:
+    """No face of the table has `card`: it is in a hand or the deck, or nowhere seen."""
+    where = game.table.where(card)
+    return where is None or where == "deck" or where.startswith("hand:")
 
 
 def _slides_unused(game: Game, events: list[Event], hints: Hints) -> int:
@@ -309,7 +341,7 @@ def explain(game: Game, seen: TableView, hints: Hints = NO_HINTS, *, depth: int 
     event, then, while none explains the view, the nearest few sequences one event longer
     (a beam: after a blind spell the camera may have missed several)."""
     rng = random.Random(seed)
-    still = view_distance(expected_view(game), seen)
+    still = view_distance(expected_view(game), seen) + _hints_unused(game, [], hints)
     scored: list[tuple[float, list[Event], Game]] = []
     beam: list[tuple[float, list[Event], Game]] = [(still, [], game)]
 
