@@ -315,3 +315,17 @@ def test_two_secrets_found_at_their_edges_keep_to_their_own_cards():
     changes = run(stabilizer, frames, start=8)
     assert all(c.view.sides["p2"].secrets == 2 for c in changes)
     assert sum(t.on_table for t in stabilizer.trails if t.zone == "p2.secrets") == 2
+
+
+def test_a_spell_s_strip_read_as_a_minion_is_still_a_spell_under_the_minion():
+    """No minion lies a strip's width from another: a card named as a minion, less surely
+    than the card it peeks out from under towards the opponent, is a buff spell misread.
+    Towards the owner, or named more surely, it is not."""
+    minion = card("10C", 191, 420, "p1.minions", 1.0)
+    strip = Sighting("UNKNOWN", 0.92, 190, 401, "p1.minions", guess="9C")  # towards p2
+    view = run(Stabilizer(), [[minion, strip]] * 8)[0].view
+    assert [(m.card, m.spells) for m in view.sides["p1"].minions] == [("10C", (UNNAMED,))]
+    laid = card("9S", 195, 420, "p1.minions", 1.0)
+    other = Sighting("UNKNOWN", 0.91, 195, 440, "p1.minions", guess="10S")  # towards p1
+    view = run(Stabilizer(), [[laid, other]] * 8)[0].view
+    assert "9S" in [m.card for m in view.sides["p1"].minions]

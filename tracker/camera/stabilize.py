@@ -422,11 +422,23 @@ def _is_minion_card(card: str) -> bool:
     return card not in (JOKER, UNKNOWN, BACK, HERO) and parse_card(card).is_minion
 
 
-def _tucked_spell(trail: Trail, mine: list[Trail]) -> bool:
-    """A spell's card (J to A, the joker) lying just beside a minion's card: under it."""
-    return trail.zone.endswith(".minions") and not _is_minion_card(trail.card) and any(
-        _is_minion_card(t.card) and not t.sideways and t.zone == trail.zone
+def _towards_owner(player: str) -> float:
+    return 1.0 if player == "p1" else -1.0  # p1 sits at y = 600, p2 at y = 0
+
+
+def _tucked_spell(trail: Trail, mine: list[Trail], player: str) -> bool:
+    """A face-up card lying just beside a minion's card, under it: a spell's card (J to
+    A, the joker), or one named as a minion, less surely than the card it peeks out from
+    under towards the opponent (no minion lies so near another: a spell's strip misread)."""
+    if not trail.zone.endswith(".minions"):
+        return False
+    minion_named = _is_minion_card(trail.card)
+    return any(
+        _is_minion_card(t.card) and t.card != trail.card and not t.sideways
+        and t.zone == trail.zone
         and SPELL_MIN_MM < math.dist((t.x, t.y), (trail.x, trail.y)) < MARKER_REACH_MM
+        and (not minion_named or ((trail.y - t.y) * _towards_owner(player) < 0
+                                  and t.votes[t.card] > trail.votes[trail.card]))
         for t in mine)
 
 
@@ -436,7 +448,7 @@ def _spells_under(player: str, mine: list[Trail], placed: list[tuple[Trail, dict
     it, abstains on it (UNNAMED here: the spell was seen when it was shown) or reads the
     minion's name again. A strip towards the owner that it cannot name is a +1/+1 marker's
     back (`docs/table.md`)."""
-    towards_owner = 1.0 if player == "p1" else -1.0  # p1 sits at y = 600, p2 at y = 0
+    towards_owner = _towards_owner(player)
     minions = {id(t) for t, _ in placed}
     for t in mine:
         if not t.zone.endswith(".minions") or t.sideways or id(t) in minions or \
@@ -450,8 +462,8 @@ def _spells_under(player: str, mine: list[Trail], placed: list[tuple[Trail, dict
             continue
         if t.card in (UNKNOWN, minion.card) and (t.y - minion.y) * towards_owner > 0:
             view["buffs"] += 1
-        elif t.card in (UNKNOWN, minion.card):
-            view["spells"].append(UNNAMED)
+        elif t.card in (UNKNOWN, minion.card) or _is_minion_card(t.card):
+            view["spells"].append(UNNAMED)  # a minion's name there is a spell's misread
         elif not _is_minion_card(t.card) and t.card not in view["spells"]:
             view["spells"].append(t.card)
 
@@ -472,7 +484,7 @@ def build_view(trails: list[Trail], laid: dict[str, int] | None = None) -> Table
         for t in mine:
             zone = t.zone.split(".", 1)[1]
             if zone in ("minions", "attack", "totems") and t.face_up and not t.sideways \
-                    and named.get(t.card) is t and not _tucked_spell(t, mine):
+                    and named.get(t.card) is t and not _tucked_spell(t, mine, player):
                 minions.append((t.x, {"card": t.card, "damage": 0, "buffs": 0, "spells": [],
                                       "attacking": zone == "attack"}))
                 placed.append((t, minions[-1][1]))
