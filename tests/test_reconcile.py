@@ -4,14 +4,15 @@ the events recovered one by one, and the final state."""
 from __future__ import annotations
 
 import difflib
+import random
 from dataclasses import replace
 
 from conftest import start
 
 from simulator.game_views import readable_state, track_perfectly
 from tracker.camera.live import LiveTracker
-from tracker.camera.reconcile import BLIND_DEPTH, explain
-from tracker.camera.view import UNNAMED, Hints, expected_view
+from tracker.camera.reconcile import BLIND_DEPTH, candidates, explain, view_distance
+from tracker.camera.view import UNNAMED, Hints, TableView, expected_view
 from tracker.rules.bot import play_game
 from tracker.rules.events import Attack, EndTurn, HeroPower, Play, parse_event
 from tracker.rules.heroes import hero_names
@@ -261,3 +262,60 @@ def test_a_card_a_full_hand_discards_is_named_not_taken_for_a_spell():
     assert [e.type for e in tracker.events[-1:]] == ["end_turn"]
     assert tracker.events[-1].discarded == ["JH"] and tracker.game.table.discard == ["JH"]
     assert not tracker.game.alerts and tracker.unexplained == 0
+
+
+def test_a_minion_seen_slid_forward_attacks_in_the_explanation_though_nothing_shows_it():
+    """An attack on a hero leaves no marker: the slide is all the camera has. An
+    explanation that leaves the slid minion out (the hero power alone) is not the nearer
+    for being shorter."""
+    table = start("jaina", "garrosh", turn=5)
+    table.play("p1", "2H")
+    table.end_turn(2)
+    truth = table.game.copy()
+    truth.apply(attack := Attack(attacker="2H", target="p2"))
+    truth.apply(ping := parse_event({"type": "hero_power", "player": "p1", "target": "p2"}))
+    found = explain(table.game, expected_view(truth), Hints(attackers=("2H",)))
+    assert attack in found.events and ping.type in [e.type for e in found.events]
+
+
+def test_fanned_markers_seen_short_cost_less_than_markers_seen_in_excess():
+    """Armor and a weapon's durability lie fanned, each marker over part of the next: one
+    hidden is likelier than one too many, and an explanation is judged so."""
+    table = start("garrosh", "jaina", turn=5)
+    table.power("p1")  # Armor Up!: two armor markers
+    table.play("p1", "QD")  # Fiery War Axe: two durability markers
+    rules = expected_view(table.game)
+    assert (rules.sides["p1"].armor, rules.sides["p1"].durability) == (2, 2)
+
+    def seen(armor: int, durability: int) -> TableView:
+        side = replace(rules.sides["p1"], armor=armor, durability=durability)
+        return replace(rules, sides={**rules.sides, "p1": side})
+
+    assert view_distance(rules, seen(1, 2)) < view_distance(rules, seen(3, 2))
+    assert view_distance(rules, seen(2, 1)) < view_distance(rules, seen(2, 3))
+
+
+def test_a_spell_shown_in_the_attack_zone_is_cast_though_the_pile_still_shows_the_card_under():
+    """The Coin is held up in its player's attack zone, then laid on the pile where it is
+    not read: the pile shows a card under it. Shown and held there, it was cast."""
+    table = start("jaina", "garrosh", turn=3)
+    table.play("p1", "6H")
+    table.end_turn()
+    table.play("p2", "JD")  # Whirlwind: 6H, then JD to the pile
+    assert expected_view(table.game).discard_top == "JD"
+    truth = table.game.copy()
+    truth.apply(coin := Play(player="p2", card="JK"))
+    seen = replace(expected_view(truth), discard=("6H",))  # read from a corner under it
+    found = explain(table.game, seen, Hints(attackers=("JK",), revealed=("JK",)))
+    assert found.events == [coin]
+
+
+def test_only_a_hero_power_that_turns_cards_over_is_tried_with_the_cards_shown():
+    """Cards shown are Totemic Call's turned over, never Reinforce's: a hero power that
+    turns nothing over does not take a shown card for its own."""
+    for hero, turns in (("uther", False), ("thrall", True)):
+        table = start(hero, "garrosh", turn=5)
+        found = candidates(table.game, expected_view(table.game), random.Random(0),
+                           Hints(attackers=("JH",), revealed=("JH",)))
+        uses = [e for e in found if e.type == "hero_power"]
+        assert any(e.revealed for e in uses) == turns

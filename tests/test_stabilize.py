@@ -274,3 +274,72 @@ def test_a_card_peeking_out_under_a_minion_towards_its_owner_is_a_buff_marker():
     view = run(Stabilizer(), [[minion, strip, enemy, blank]] * 8)[0].view
     assert [(m.card, m.buffs, m.spells) for m in view.sides["p1"].minions] == [("6S", 1, ())]
     assert [(m.card, m.buffs, m.spells) for m in view.sides["p2"].minions] == [("8S", 1, ())]
+
+
+def test_a_spell_shown_in_an_attack_zone_is_named_by_an_unsure_guess():
+    """A spell is shown in its caster's attack zone while it resolves: the recogniser's
+    unsure guess names it there, and it is a card shown between two views."""
+    minion = card("6S", 194, 423, "p1.minions")
+    spell = Sighting("UNKNOWN", 0.6, 712, 297, "p2.attack", guess="QC")
+    stabilizer = Stabilizer()
+    run(stabilizer, [[minion]] * 8)
+    changes = run(stabilizer, [[minion, spell]] * 4 + [[]] * 20, start=8)
+    assert changes[-1].hints.revealed == ("QC",)
+
+
+def test_a_secret_laid_over_part_of_another_keeps_it_on_the_table():
+    """Secrets are fanned, each over part of the one before: the camera may find only the
+    top one, and the one under it is still there until the top one goes."""
+    first = card("BACK", 241, 534, "p1.secrets", 1.0)
+    second = card("BACK", 215, 536, "p1.secrets", 1.0)  # 26 mm along, over its edge
+    stabilizer = Stabilizer()
+    assert run(stabilizer, [[first]] * 8)[-1].view.sides["p1"].secrets == 1
+    changes = run(stabilizer, [[second]] * 60, start=8)  # the first one not found again
+    assert changes[-1].view.sides["p1"].secrets == 2
+    later = run(stabilizer, [[first]] * 20, start=68)  # the top one revealed: gone
+    assert later[-1].view.sides["p1"].secrets == 1
+
+
+def test_a_secret_found_twice_is_one_card_and_a_hand_over_it_does_not_move_it():
+    secret = card("BACK", 660, 60, "p2.secrets", 1.0)
+    twice = Sighting("UNKNOWN", 1.0, 668, 66, "p2.secrets", guess="BACK")
+    stabilizer = Stabilizer()
+    assert run(stabilizer, [[secret, twice]] * 8)[-1].view.sides["p2"].secrets == 1
+    hand = frozenset({"p2.secrets"})
+    for frame, (x, y) in enumerate([(667, 65), (674, 70), (674, 70)], start=8):
+        stabilizer.update(frame, [replace(secret, x=x, y=y)], hand)  # found under a hand
+    resting = run(stabilizer, [[replace(secret, x=674, y=70)]] * 2, start=11)  # it rests
+    changes = resting + run(stabilizer, [[secret]] * 20, start=13)
+    assert all(c.view.sides["p2"].secrets == 1 for c in changes)
+    assert [t.x for t in stabilizer.trails if t.zone == "p2.secrets" and t.on_table] == [660]
+
+
+def test_two_secrets_found_at_their_edges_keep_to_their_own_cards():
+    """The card under another is found at its uncovered edge, nearer the card above than
+    its own centre, and sometimes twice: each sighting goes to the nearest secret, nearest
+    pairs first, and the card stays two cards."""
+    under = card("BACK", 660, 65, "p2.secrets", 1.0)
+    above = card("BACK", 681, 65, "p2.secrets", 1.0)
+    stabilizer = Stabilizer()
+    assert run(stabilizer, [[under, above]] * 8)[-1].view.sides["p2"].secrets == 2
+    edge = replace(under, x=671)  # surer than the card above, as found
+    found_above = replace(above, x=684, confidence=0.999)
+    twice = Sighting("UNKNOWN", 1.0, 672, 74, "p2.secrets", guess="BACK")
+    frames = [[edge, found_above], [twice, edge, found_above]] * 15
+    changes = run(stabilizer, frames, start=8)
+    assert all(c.view.sides["p2"].secrets == 2 for c in changes)
+    assert sum(t.on_table for t in stabilizer.trails if t.zone == "p2.secrets") == 2
+
+
+def test_a_spell_s_strip_read_as_a_minion_is_still_a_spell_under_the_minion():
+    """No minion lies a strip's width from another: a card named as a minion, less surely
+    than the card it peeks out from under towards the opponent, is a buff spell misread.
+    Towards the owner, or named more surely, it is not."""
+    minion = card("10C", 191, 420, "p1.minions", 1.0)
+    strip = Sighting("UNKNOWN", 0.92, 190, 401, "p1.minions", guess="9C")  # towards p2
+    view = run(Stabilizer(), [[minion, strip]] * 8)[0].view
+    assert [(m.card, m.spells) for m in view.sides["p1"].minions] == [("10C", (UNNAMED,))]
+    laid = card("9S", 195, 420, "p1.minions", 1.0)
+    other = Sighting("UNKNOWN", 0.91, 195, 440, "p1.minions", guess="10S")  # towards p1
+    view = run(Stabilizer(), [[laid, other]] * 8)[0].view
+    assert "9S" in [m.card for m in view.sides["p1"].minions]

@@ -22,6 +22,7 @@ import random
 from dataclasses import dataclass, field
 
 from cards import JOKER, split_card
+from tracker.rules.abilities import Ability
 from tracker.rules.cards import PLAYERS, other
 from tracker.rules.engine import EngineError, Game
 from tracker.rules.events import Attack, Event, SecretRevealed
@@ -47,11 +48,14 @@ SECRET_MISS = 3.0
 DISCARD_MISS = 3.0  # the pile's top, read at a glance and often half covered, misread
 MARKER_MISS = 1.0
 UNNAMED_SPELL_MISS = 3.0  # a card seen under a minion and no spell predicted there
+HIDDEN_MARKER = 0.5  # a fanned marker not seen: the next one covers it
 BUFF_MISS = 0.4  # a +1/+1 shows only a strip from under its minion: often not seen at all
 ILLEGAL = 3.0  # a legal explanation is preferred to an illegal one up to a few markers nearer
 EXPLAINED = 0.5  # at most this far: the view is explained
 NOISE = 1.5  # what a camera's view may be off by with nothing having happened
 EXTRA_EVENT = 0.75  # a second event must explain more than one marker
+UNUSED_SLIDE = 2.0  # a minion seen slid forward (a hero's card tilted) that did not attack
+UNUSED_SHOWN = 2.0  # a card seen shown (a spell cast) that no event plays
 DEPTH_TWO_KEEP = 6  # sequences kept to try one event more after (the beam's width)
 BLIND_DEPTH = 4  # events the camera may have missed while it saw nothing
 DISCARD_TOGETHER = 3  # the pile's top cards whose order the camera may see mixed
@@ -129,12 +133,18 @@ def _side_distance(expected: SideView, seen: SideView) -> float:
     if expected.weapon != seen.weapon:  # one weapon for another: misread under its markers
         distance += _misread(expected.weapon, seen.weapon) if expected.weapon and seen.weapon \
             else CARD_MISS
-    distance += MARKER_MISS * (abs(expected.durability - seen.durability)
-                               + abs(expected.armor - seen.armor))
+    distance += _fanned(expected.durability, seen.durability) \
+        + _fanned(expected.armor, seen.armor)
     distance += SECRET_MISS * abs(expected.secrets - seen.secrets)
     if seen.power_used is not None and expected.power_used != seen.power_used:
         distance += CARD_MISS
     return distance
+
+
+def _fanned(expected: int, seen: int) -> float:
+    """Markers fanned beside one another (armor, a weapon's durability) hide one another:
+    fewer seen than there are is likelier than more."""
+    return MARKER_MISS * max(0, seen - expected) + HIDDEN_MARKER * max(0, expected - seen)
 
 
 def _misread(expected: str, seen: str) -> float:
@@ -178,8 +188,9 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
         found += [Attack(attacker=attacker, target=t) for t in everyone if t != attacker]
     uses = power_uses(game, player, rng)
     found += uses
-    for revealed in _turned_over(game, hints, new):  # Totemic Call's: the totem stays up
-        found += [use.model_copy(update={"revealed": revealed}) for use in uses]
+    if _turns_over(game.sides[player].hero.power):  # Totemic Call: the totem stays up
+        for revealed in _turned_over(game, hints, new):
+            found += [use.model_copy(update={"revealed": revealed}) for use in uses]
     found += _secrets_revealed(game, seen, hints)
     return found
 
@@ -192,6 +203,12 @@ def _new_cards(seen: TableView, expected: TableView) -> list[str]:
     known = expected.face_up()
     return [card for card, place in seen.face_up().items() if known.get(card) != place
             and not (place == "discard" and (card in known or card in expected.discard))]
+
+
+def _turns_over(power: Ability) -> bool:
+    """The hero power turns cards over from the deck (Totemic Call)."""
+    return any(effect.word == "totemic_call" for _, effects in power.effect_lists()
+               for effect in effects)
 
 
 def _turned_over(game: Game, hints: Hints, new: list[str]) -> list[list[str]]:
@@ -281,13 +298,51 @@ def _after(game: Game, events: list[Event]) -> Game | None:
     return ahead
 
 
-def _score(game: Game, events: list[Event], seen: TableView) -> tuple[float, Game] | None:
+def _score(game: Game, events: list[Event], seen: TableView,
+           hints: Hints = NO_HINTS) -> tuple[float, Game] | None:
     ahead = _after(game, events)
     if ahead is None:
         return None
     # an explanation is legal or not: the rules one event breaks are not counted one by one
     illegal = _illegal(game, ahead)
-    return view_distance(expected_view(ahead), seen) + ILLEGAL * illegal + _extra(events), ahead
+    return view_distance(expected_view(ahead), seen) + ILLEGAL * illegal + _extra(events) \
+        + _hints_unused(game, events, hints), ahead
+
+
+def _hints_unused(game: Game, events: list[Event], hints: Hints) -> float:
+    """What the events leave of what the camera saw between two views: a slide with no
+    attack, a card shown (a spell cast, the coin) that may be in a hand and is not played
+    or turned over."""
+    return UNUSED_SLIDE * _slides_unused(game, events, hints) \
+        + UNUSED_SHOWN * _shown_unused(game, events, hints)
+
+
+def _shown_unused(game: Game, events: list[Event], hints: Hints) -> int:
+    """Cards held face up in an attack zone (a spell shown as it is cast) that may be in a
+    hand and that no event plays or turns over."""
+    used = {getattr(e, "card", None) for e in events}
+    used.update(card for e in events for card in getattr(e, "revealed", None) or ())
+    return sum(_unplaced(game, card) for card in hints.revealed
+               if card in hints.attackers and card not in used)
+
+
+def _unplaced(game: Game, card: str) -> bool:
+    """No face of the table has `card`: it is in a hand or the deck, or nowhere seen."""
+    where = game.table.where(card)
+    return where is None or where == "deck" or where.startswith("hand:")
+
+
+def _slides_unused(game: Game, events: list[Event], hints: Hints) -> int:
+    """The characters seen slid into their attack zone (or a hero's card tilted) that do
+    not attack in `events`; a face-down stack's slide is any token's."""
+    attackers = {e.attacker for e in events if isinstance(e, Attack)}
+    named = [a for a in hints.attackers
+             if a in PLAYERS or (a != TOKEN and game.find(a) is not None)]
+    unused = sum(a not in attackers for a in named)
+    if TOKEN in hints.attackers:
+        tokens = {m.id for m in game.sides[game.active].minions if m.card is None}
+        unused += not attackers & tokens
+    return unused
 
 
 def _extra(events: list[Event]) -> float:
@@ -317,7 +372,7 @@ def explain(game: Game, seen: TableView, hints: Hints = NO_HINTS, *, depth: int 
 
 def _explain(game: Game, seen: TableView, hints: Hints, depth: int,
              rng: random.Random) -> Explanation:
-    still = view_distance(expected_view(game), seen)
+    still = view_distance(expected_view(game), seen) + _hints_unused(game, [], hints)
     scored: list[tuple[float, list[Event], Game]] = []
     beam: list[tuple[float, list[Event], Game]] = [(still, [], game)]
 
@@ -328,7 +383,7 @@ def _explain(game: Game, seen: TableView, hints: Hints, depth: int,
         longer = []
         for _, before, ahead in beam:
             for event in candidates(ahead, seen, rng, hints):
-                result = _score(game, [*before, event], seen)
+                result = _score(game, [*before, event], seen, hints)
                 if result:
                     longer.append((result[0], [*before, event], result[1]))
         longer.sort(key=rank)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from cards import BACK, JOKER
 from tracker.rules.cards import parse_card
@@ -32,7 +32,7 @@ GUESS_WEIGHT = 0.5  # … so that frames that name the card outvote it
 # The Coin (the joker) leaves nothing but itself on the pile, where the recogniser guesses
 # it right about 60 % of the frames at 0.5-0.8: the frames' votes make its name
 JOKER_GUESS = 0.5
-WEAPON_GUESS = 0.5
+PLACED_GUESS = 0.5  # where only a weapon, or a spell shown, lies face up
 SURE = 0.9  # a name this sure tells one card from another in the same place
 SLIDE_MM = 150.0  # a card named so is followed this far (a minion slid along its row)
 STILL_MM = 4.0  # a card that moves less between frames lies still (detection jitters)
@@ -44,6 +44,11 @@ COVERED = 8  # … by a hand that stopped over it: gone after this many quiet fr
 GONE = 2  # frames unseen where nothing moves after which any other card is gone
 MARKER_REACH_MM = 35.0  # a face-down card this near a minion's centre is under it
 STACK_MM = 25.0  # face-down cards this near one another are one token's stack
+# secrets are fanned face down, each over part of the one before, and never slide: two
+# found nearer than this in one frame are one card found twice, and one found farther
+# than this from a secret is another card
+SECRET_APART_MM = 12.0
+CARD_SPAN_MM = 55.0  # a card laid nearer than this beside another in a fan covers part of it
 ARRIVAL_FRAMES = 3  # names first read on the pile this close together came with one card
 SPELL_MIN_MM = 8.0  # a buff spell under a minion peeks out this far at least (17 mm, drawn)
 PLAYERS = ("p1", "p2")
@@ -137,7 +142,8 @@ class Stabilizer:
         self._note_pile(frame, confirmed)
         view = build_view(confirmed, self._laid)  # what the rules read: cards off the zones are not
         # a card unseen a while where nothing moves is gone or covered: wait and see
-        doubtful = any(frame - t.last > GONE and _counts(t) for t in confirmed)
+        doubtful = any(frame - t.last > GONE and _counts(t) and not self._under_secret(t, frame)
+                       for t in confirmed)
         held = view == self._pending and not moving and not doubtful
         self._since = self._since + 1 if held else 0
         self._pending = view
@@ -202,7 +208,8 @@ class Stabilizer:
         (one physical card is in one place: it was picked up and laid there)."""
         here = {t.card for t in self.trails
                 if t.last == frame and t.face_up and t.hits >= self.confirm}
-        self.trails = [t for t in self.trails if frame - t.last <= self.patience
+        self.trails = [t for t in self.trails
+                       if (frame - t.last <= self.patience or self._under_secret(t, frame))
                        and (t.last == frame or t.card not in here)]
 
     def _note_hints(self, frame: int) -> None:
@@ -231,19 +238,39 @@ class Stabilizer:
         it lay there long enough to be taken as covered (a hand passing over it)."""
         if trail.hits < self.confirm or trail.still_hits < self.settle:
             return False
+        if self._under_secret(trail, frame):
+            return True
         unseen = frame - max(trail.last, self._moved.get(trail.zone, -1))
         return unseen <= (COVERED if trail.still_hits >= ESTABLISHED else GONE)
+
+    def _under_secret(self, trail: Trail, frame: int) -> bool:
+        """A secret on the table that a secret laid after it covers in part, now seen: the
+        camera may not find the one under it, which is still there."""
+        if not (trail.on_table and trail.card == BACK and _in_secrets(trail.zone)):
+            return False
+        return any(t.on_table and t.card == BACK and t.zone == trail.zone
+                   and t.first > trail.first and frame - t.last <= GONE
+                   and abs(t.x - trail.x) < CARD_SPAN_MM and abs(t.y - trail.y) < SECRET_APART_MM
+                   for t in self.trails)
 
     def _match(self, frame: int, seen: list[Sighting]) -> None:
         """Each sighting to its trail: the trail of the card it names, where that card was
         slid along its row; else the nearest free trail within reach that names no other
-        card (a card laid where another lay is another card); else a new trail."""
+        card (a card laid where another lay is another card), a secret's only where it
+        lies; else a new trail."""
         free = set(range(len(self.trails)))
-        for sight in sorted(seen, key=lambda s: -s.confidence):
+        secrets = [t for t in self.trails if t.on_table and t.card == BACK and _in_secrets(t.zone)]
+        seen = _one_sighting_a_secret(seen, secrets)
+        given = self._secrets_in_place(seen, free)
+        for k, sight in enumerate(seen):
+            if k in given:
+                self._follow(self.trails[given[k]], frame, sight)
+                continue
             name = _sure_name(sight)
             best = self._nearest(free, sight, SLIDE_MM, name) if name else None
             if best is None:
-                best = self._nearest(free, sight, self.reach, None, unlike=name)
+                reach = SECRET_APART_MM if _secret_back(sight) else self.reach
+                best = self._nearest(free, sight, reach, None, unlike=name)
             if best is None:
                 self.trails.append(Trail(sight.x, sight.y, sight.zone, sight.sideways,
                                          frame, frame, named_since=frame))
@@ -251,6 +278,22 @@ class Stabilizer:
             else:
                 free.discard(best)
             self._follow(self.trails[best], frame, sight)
+
+    def _secrets_in_place(self, seen: list[Sighting], free: set[int]) -> dict[int, int]:
+        """Secrets found where secrets lie, each to its trail, the nearest pairs first (one
+        found at the edge of the card under another is nearer to the card above than to its
+        own: taken in turn, it would take the other's trail). The trails given leave
+        `free`."""
+        pairs = sorted((math.dist((t.x, t.y), (sight.x, sight.y)), k, i)
+                       for k, sight in enumerate(seen) if _secret_back(sight)
+                       for i in free if (t := self.trails[i]).zone == sight.zone
+                       and t.sideways == sight.sideways)
+        given: dict[int, int] = {}
+        for distance, k, i in pairs:
+            if distance < SECRET_APART_MM and k not in given and i in free:
+                given[k] = i
+                free.discard(i)
+        return given
 
     def _nearest(self, free: set[int], sight: Sighting, reach: float, card: str | None,
                  unlike: str | None = None) -> int | None:
@@ -270,6 +313,8 @@ class Stabilizer:
 
     def _follow(self, trail: Trail, frame: int, sight: Sighting) -> None:
         moved = ((trail.x - sight.x) ** 2 + (trail.y - sight.y) ** 2) ** 0.5
+        if trail.on_table and trail.card == BACK and _in_secrets(trail.zone):
+            moved, sight = 0.0, replace(sight, x=trail.x, y=trail.y)  # a secret never slides
         if moved > STILL_MM:
             trail.still_hits = 0
             for name in trail.votes:
@@ -291,14 +336,43 @@ class Stabilizer:
             trail.vote(frame, UNKNOWN, max(sight.confidence, 0.05))
 
 
+def _in_secrets(zone: str | None) -> bool:
+    return (zone or "").endswith(".secrets")
+
+
+def _secret_back(sight: Sighting) -> bool:
+    """A face-down card in a secrets zone."""
+    return _in_secrets(sight.zone) and BACK in (sight.card, sight.guess) \
+        and sight.card in (BACK, UNKNOWN)
+
+
+def _one_sighting_a_secret(seen: list[Sighting], secrets: list[Trail]) -> list[Sighting]:
+    """The sightings less those of a secret found twice: nearer to another than secrets lie
+    apart. Of the two, the one nearer a secret on the table is kept (it is that card),
+    else the surer."""
+    def nearest(sight: Sighting) -> float:
+        return min((math.dist((t.x, t.y), (sight.x, sight.y)) for t in secrets
+                    if t.zone == sight.zone), default=math.inf)
+
+    kept: list[Sighting] = []
+    for sight in sorted(seen, key=lambda s: (nearest(s) if _secret_back(s) else 0.0,
+                                             -s.confidence)):
+        if not (_secret_back(sight) and any(
+                _secret_back(k) and k.zone == sight.zone
+                and math.dist((k.x, k.y), (sight.x, sight.y)) < SECRET_APART_MM for k in kept)):
+            kept.append(sight)
+    return sorted(kept, key=lambda s: -s.confidence)
+
+
 def _guess_bar(sight: Sighting) -> float:
     """How sure a guess must be to count: less for a joker on the discard pile, and for an
-    upright card in a weapon zone (a weapon under its markers: the zone holds nothing
-    else face up)."""
+    upright card in a weapon zone (a weapon under its markers) or an attack zone (a spell
+    shown, a minion slid): nothing else lies face up there."""
     if sight.guess == JOKER and sight.zone == "discard":
         return JOKER_GUESS
-    if (sight.zone or "").endswith(".weapon") and not sight.sideways and sight.guess != BACK:
-        return WEAPON_GUESS
+    if (sight.zone or "").endswith((".weapon", ".attack")) and not sight.sideways \
+            and sight.guess != BACK:
+        return PLACED_GUESS
     return GUESS_CONFIDENCE
 
 
@@ -348,11 +422,23 @@ def _is_minion_card(card: str) -> bool:
     return card not in (JOKER, UNKNOWN, BACK, HERO) and parse_card(card).is_minion
 
 
-def _tucked_spell(trail: Trail, mine: list[Trail]) -> bool:
-    """A spell's card (J to A, the joker) lying just beside a minion's card: under it."""
-    return trail.zone.endswith(".minions") and not _is_minion_card(trail.card) and any(
-        _is_minion_card(t.card) and not t.sideways and t.zone == trail.zone
+def _towards_owner(player: str) -> float:
+    return 1.0 if player == "p1" else -1.0  # p1 sits at y = 600, p2 at y = 0
+
+
+def _tucked_spell(trail: Trail, mine: list[Trail], player: str) -> bool:
+    """A face-up card lying just beside a minion's card, under it: a spell's card (J to
+    A, the joker), or one named as a minion, less surely than the card it peeks out from
+    under towards the opponent (no minion lies so near another: a spell's strip misread)."""
+    if not trail.zone.endswith(".minions"):
+        return False
+    minion_named = _is_minion_card(trail.card)
+    return any(
+        _is_minion_card(t.card) and t.card != trail.card and not t.sideways
+        and t.zone == trail.zone
         and SPELL_MIN_MM < math.dist((t.x, t.y), (trail.x, trail.y)) < MARKER_REACH_MM
+        and (not minion_named or ((trail.y - t.y) * _towards_owner(player) < 0
+                                  and t.votes[t.card] > trail.votes[trail.card]))
         for t in mine)
 
 
@@ -380,7 +466,7 @@ def _spells_under(player: str, mine: list[Trail], placed: list[tuple[Trail, dict
     it, abstains on it (UNNAMED here: the spell was seen when it was shown) or reads the
     minion's name again. A strip towards the owner that it cannot name is a +1/+1 marker's
     back (`docs/table.md`)."""
-    towards_owner = 1.0 if player == "p1" else -1.0  # p1 sits at y = 600, p2 at y = 0
+    towards_owner = _towards_owner(player)
     minions = {id(t) for t, _ in placed}
     for t in mine:
         if not t.zone.endswith(".minions") or t.sideways or id(t) in minions or \
@@ -394,8 +480,8 @@ def _spells_under(player: str, mine: list[Trail], placed: list[tuple[Trail, dict
             continue
         if t.card in (UNKNOWN, minion.card) and (t.y - minion.y) * towards_owner > 0:
             view["buffs"] += 1
-        elif t.card in (UNKNOWN, minion.card):
-            view["spells"].append(UNNAMED)
+        elif t.card in (UNKNOWN, minion.card) or _is_minion_card(t.card):
+            view["spells"].append(UNNAMED)  # a minion's name there is a spell's misread
         elif not _is_minion_card(t.card) and t.card not in view["spells"]:
             view["spells"].append(t.card)
 
@@ -415,7 +501,7 @@ def build_view(trails: list[Trail], laid: dict[str, int] | None = None) -> Table
         placed: list[tuple[Trail, dict]] = []
         hosts = [t for t in mine if t.zone.split(".", 1)[1] in ("minions", "attack", "totems")
                  and t.face_up and not t.sideways and named.get(t.card) is t
-                 and not _tucked_spell(t, mine)]
+                 and not _tucked_spell(t, mine, player)]
         buffs = _buff_markers(mine, hosts, player)
         for t in hosts:
             if id(t) not in buffs:
