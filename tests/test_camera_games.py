@@ -5,9 +5,10 @@ the hero cards, not by the engine. The same numbers are checked against `replay`
 hand log, so a failure says which is wrong: the engine (both fail) or the camera path
 (only the camera's fails).
 
-Counting conventions (docs/rulings.md): the deal takes 4 + 5 cards, so the deck holds 43
-when play begins; each upkeep draws one; markers come off the top and go back to the
-bottom; a minion's health is what remains.
+Counting conventions (docs/rulings.md): the deal takes 4 + 5 cards (and The Coin to p2),
+so the deck holds 43 when play begins; each upkeep draws one; markers come off the top and
+go back to the bottom; a hand over ten is discarded down at its turn's end; a minion's
+health is what remains.
 """
 
 from __future__ import annotations
@@ -53,16 +54,18 @@ def _power(player: str, **fields) -> HeroPower:
 END = EndTurn()
 
 
-def _side(health: int, crystals: int, minions: list[tuple[str, int, int]] = (),
+def _side(health: int, crystals: int, hand: int, minions: list[tuple[str, int, int]] = (),
           armor: int = 0, weapon: tuple[str, int, int] | None = None) -> dict:
-    return {"health": health, "armor": armor, "crystals": crystals, "weapon": weapon,
-            "minions": list(minions)}
+    return {"health": health, "armor": armor, "crystals": crystals, "hand": hand,
+            "weapon": weapon, "minions": list(minions)}
 
 
-def _final(turn: int, deck: int, p1: dict, p2: dict, *, winner: str | None = None,
-           deck_empty: bool = False, illegal: tuple[str, ...] = ()) -> dict:
-    return {"turn": turn, "deck": deck, "deck_empty": deck_empty, "over": winner is not None,
-            "winner": winner, "p1": p1, "p2": p2, "illegal": list(illegal)}
+def _final(turn: int, deck: int, discard: int, p1: dict, p2: dict, *,
+           winner: str | None = None, deck_empty: bool = False,
+           illegal: tuple[str, ...] = ()) -> dict:
+    return {"turn": turn, "deck": deck, "discard": discard, "deck_empty": deck_empty,
+            "over": winner is not None, "winner": winner, "p1": p1, "p2": p2,
+            "illegal": list(illegal)}
 
 
 # name: (seed, events, the final state worked out by hand)
@@ -90,10 +93,10 @@ GAMES: dict[str, tuple[int, list[Event], dict]] = {
         END,
         _play("p2", "AD"), END,  # Hellfire
         _power("p1"), END,
-    ], _final(13, 0, deck_empty=True, winner="p1",
-              p1=_side(20, 6, armor=4, weapon=("AH", 4, 1)),
-              p2=_side(3, 6, [("2S", 4, 1), ("7S", 4, 1), ("3S", 5, 2), ("4S", 6, 3),
-                              ("5S", 7, 4)]))),
+    ], _final(13, 0, 3, deck_empty=True, winner="p1",  # the pile: JK, KH, AD
+              p1=_side(20, 6, 10, armor=4, weapon=("AH", 4, 1)),
+              p2=_side(3, 6, 5, [("2S", 4, 1), ("7S", 4, 1), ("3S", 5, 2), ("4S", 6, 3),
+                                 ("5S", 7, 4)]))),
     # A draw at the deck's end: equal health. p2's Life Taps fill its hand, one card is
     # discarded at the end of turn 6. Hellfire on turn 11 kills 6S (3/3: its two markers
     # back first), then marks six minions (18) with 17 cards: a stand-in, the deck ends.
@@ -113,9 +116,9 @@ GAMES: dict[str, tuple[int, list[Event], dict]] = {
         _play("p1", "5S"), END,
         _play("p2", "8S"), END,
         _play("p1", "AD"), END,  # Hellfire
-    ], _final(11, 0, deck_empty=True, winner="draw",
-              p1=_side(7, 6, [("7S", 4, 1), ("3S", 5, 2), ("4S", 6, 3), ("5S", 7, 4)]),
-              p2=_side(7, 5, [("2S", 4, 1), ("8S", 5, 2)]))),
+    ], _final(11, 0, 4, deck_empty=True, winner="draw",  # JK, the discard, 6S, AD
+              p1=_side(7, 6, 4, [("7S", 4, 1), ("3S", 5, 2), ("4S", 6, 3), ("5S", 7, 4)]),
+              p2=_side(7, 5, 10, [("2S", 4, 1), ("8S", 5, 2)]))),
     # Death's Bite (Garrosh's A, 4/2, Deathrattle: 1 damage to all minions; heroes.md
     # 5.3). Bought on turn 6 with The Coin: it kills 7D (4 damage) and Garrosh takes 2;
     # on turn 8 it hits Jaina for 4 and breaks: 6D dies, 7C keeps 1 damage.
@@ -128,7 +131,8 @@ GAMES: dict[str, tuple[int, list[Event], dict]] = {
         _play("p2", "7C"), END, END,
         _play("p2", "JK"), _play("p2", "AS"), _attack("p2", "7D"), END, END,
         _attack("p2", "p1"),
-    ], _final(8, 34, p1=_side(16, 4), p2=_side(18, 4, [("7C", 2, 1)]))),
+    ], _final(8, 34, 4, p1=_side(16, 4, 6),  # the pile: JK, 7D, AS, 6D
+              p2=_side(18, 4, 7, [("7C", 2, 1)]))),
     # Trades: 6D and 6H (1/1 each) kill each other; 6C attacks 2D and dies, 2D keeps one
     # damage (2/1). Deck: 43; T1 42; T2 41; T3 40; T4 39, 2D's marker 38.
     "trade": (1, [
@@ -137,7 +141,7 @@ GAMES: dict[str, tuple[int, list[Event], dict]] = {
         _play("p2", "JK"), _play("p2", "6C"), _play("p2", "6H"), END,
         _attack("6D", "6H"), _play("p1", "2D"), END,
         _attack("6C", "2D"),
-    ], _final(4, 38, p1=_side(20, 2, [("2D", 2, 1)]), p2=_side(20, 2))),
+    ], _final(4, 38, 4, p1=_side(20, 2, 4, [("2D", 2, 1)]), p2=_side(20, 2, 5))),
     # A sixth minion (rulebook: at most 5): still laid, and flagged. Deck: 43 - 7 draws.
     "sixth_minion": (1, [
         _new("garrosh", "jaina"),
@@ -145,9 +149,9 @@ GAMES: dict[str, tuple[int, list[Event], dict]] = {
         _play("p1", "6D"), _play("p1", "6C"), END, END,
         _play("p1", "7S"), _play("p1", "6S"), END, END,
         _play("p1", "7D"),
-    ], _final(7, 36, p1=_side(20, 4, [("6H", 1, 1), ("6D", 1, 1), ("6C", 1, 1), ("7S", 2, 2),
-                                      ("6S", 1, 1), ("7D", 2, 2)]),
-              p2=_side(20, 3), illegal=("board_full",))),
+    ], _final(7, 36, 0, p1=_side(20, 4, 2, [("6H", 1, 1), ("6D", 1, 1), ("6C", 1, 1),
+                                            ("7S", 2, 2), ("6S", 1, 1), ("7D", 2, 2)]),
+              p2=_side(20, 3, 9), illegal=("board_full",))),
     # A card played twice: Fireblast kills 6H, which p1 then takes from the discard pile
     # and plays again. Deck: 43 - 3 draws.
     "played_twice": (1, [
@@ -155,13 +159,13 @@ GAMES: dict[str, tuple[int, list[Event], dict]] = {
         _play("p1", "6H"), END,
         _play("p2", "JK"), _power("p2", target="6H"), END,
         _play("p1", "6H"),
-    ], _final(3, 40, p1=_side(20, 2, [("6H", 1, 1)]), p2=_side(20, 1),
-              illegal=("card_in_discard",))),
+    ], _final(3, 40, 1, p1=_side(20, 2, 5, [("6H", 1, 1)]), p2=_side(20, 1, 6),
+              illegal=("card_in_discard",))),  # the pile: JK; 6H left it, no hand card
     # Mana exhausted: a 3-mana minion with 1 crystal. Deck: 43 - 2 draws.
     "no_mana": (1, [
         _new("jaina", "garrosh"),
         _play("p1", "3H"), END,
-    ], _final(2, 41, p1=_side(20, 1, [("3H", 3, 3)]), p2=_side(20, 1),
+    ], _final(2, 41, 0, p1=_side(20, 1, 4, [("3H", 3, 3)]), p2=_side(20, 1, 7),
               illegal=("not_enough_mana",))),
     # Totemic Call (heroes.md 5.7): the first call turns over 5H, Stoneclaw Totem (0/2,
     # Taunt); the second 2H (hearts: already there, to the bottom) then 9S, Healing Totem
@@ -171,7 +175,8 @@ GAMES: dict[str, tuple[int, list[Event], dict]] = {
         _new("jaina", "thrall"), END,
         _play("p2", "JK"), _power("p2", revealed=["5H"]), END, END,
         _power("p2", revealed=["2H", "9S"]), END,
-    ], _final(5, 36, p1=_side(20, 3), p2=_side(20, 2, [("5H", 0, 2), ("9S", 0, 2)]))),
+    ], _final(5, 36, 1, p1=_side(20, 3, 7),
+              p2=_side(20, 2, 7, [("5H", 0, 2), ("9S", 0, 2)]))),
 }
 
 
@@ -181,11 +186,13 @@ def _reading(state: dict) -> dict:
         hero = state["players"][player]
         weapon = hero["weapon"]
         return {"health": hero["health"], "armor": hero["armor"], "crystals": hero["crystals"],
+                "hand": hero["hand"],
                 "weapon": weapon and (weapon["card"], weapon["attack"], weapon["durability"]),
                 "minions": [(m["id"], m["attack"], m["health"]) for m in hero["minions"]]}
 
     illegal = [a["code"] for a in state["alerts"] if a["severity"] == "illegal"]
-    return {"turn": state["turn"], "deck": state["deck"], "deck_empty": state["deck_empty"],
+    return {"turn": state["turn"], "deck": state["deck"], "discard": state["discard"],
+            "deck_empty": state["deck_empty"],
             "over": state["over"], "winner": state["winner"], "p1": side("p1"),
             "p2": side("p2"), "illegal": illegal}
 
