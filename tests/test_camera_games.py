@@ -72,10 +72,10 @@ def _final(turn: int, deck: int, discard: int, p1: dict, p2: dict, *,
 GAMES: dict[str, tuple[int, list[Event], dict]] = {
     # Deck end (rulebook "Winning the Game"; rulings 9-10): the deck is emptied by draws
     # and markers; Hellfire's 3 hits p1's armor first (3 cards back to the bottom) before
-    # p2's five minions are marked (15). p1 draws the last card on turn 13, and Armor Up's
-    # second marker finds the deck empty: a stand-in, and the game ends after that turn's
-    # cleanup. Higher health wins (armor does not count): p1 20, p2 3.
-    # Deck: 43; T1 42; T2 41, 2S +2 39; T3 38, Armor Up 36; T4 35, 7S 33; T5 32, Shield
+    # p2's five minions are marked (15). On turn 13 Armor Up's first marker takes the last
+    # card and its second finds the deck empty: a stand-in, and the game ends after that
+    # turn's cleanup. Higher health wins (armor does not count): p1 20, p2 3.
+    # Deck: 43; T1 42; T2 41, 2S's markers 39; T3 38, Armor Up 36; T4 35, 7S 33; T5 32, Shield
     # Block 3 armor 29 + a draw 28; T6 27, 3S 25; T7 24, Death's Bite 22; T8 21, 4S 19;
     # T9 18, the weapon's marker back 19; T10 18, 5S 16; T11 15; T12 14, Hellfire +3 -15 =
     # 2; T13 1, Armor Up 0 and a stand-in. Gul'dan's Fel Pact: 2 damage and +2/+2 a spade.
