@@ -151,6 +151,8 @@ class LiveTracker:
     _last: tuple[int, Explanation, Hints] | None = None
     # the camera saw nothing for a while: the next view may need several events
     _after_blind: bool = False
+    # the end of turn and card last tried as the pile's unseen top (not tried again)
+    _pile_named: tuple[int, str] | None = None
 
     @property
     def events(self) -> list[Event]:
@@ -335,8 +337,9 @@ class LiveTracker:
         index = max((i for i, e in enumerate(self.events) if isinstance(e, EndTurn)),
                     default=None)
         ended = self.events[index] if index is not None else None
-        if ended is None or ended.discarded:
+        if ended is None or ended.discarded or self._pile_named == (index, top):
             return
+        self._pile_named = index, top
         self._rewrite(index, [ended.model_copy(update={"discarded": [top]})])
         if self.game.table.discard[-1:] != [top]:  # the pile's unseen card is older
             self._rewrite(index, [ended])

@@ -38,6 +38,7 @@ MISSING_FRAMES = 8  # frames missing in a row that make a blind spell
 HIDDEN_SHARE, HIDDEN_FRAMES = 0.4, 8  # this share of the cards unseen this long: covered
 HERO_PX_MM = 2.0  # the hero zone's picture, px a table mm
 HERO_MARGIN_MM = 10.0  # around the zone: a card turned on its corner reaches past it
+UNSETTLED = ("moved", "covered")  # the camera's conditions in which no table is flushed
 
 
 def sightings(obs: Observation, to_table, layout: Layout) -> list[Sighting]:
@@ -201,8 +202,10 @@ class TableReader:
 
     def phone(self, index: int, event: Event) -> None:
         """An input from the phone at frame `index`: what the table shows is explained
-        first, as it lies (an end of turn closes what happened in the turn)."""
-        self.settle(index)
+        first, as it lies (an end of turn closes what happened in the turn); but not a
+        picture the camera does not see the table in as it was (just knocked, covered):
+        its cards are settling into their places again, and some would seem gone."""
+        self.settle(None if self.status in UNSETTLED else index)
         self.tracker.phone(event)
 
     def read(self, frames: Iterable[tuple[int, np.ndarray | tuple | None]],
