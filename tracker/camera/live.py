@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from tracker.rules.board import EngineError
 from tracker.rules.cards import other
 from tracker.rules.engine import Game
-from tracker.rules.events import Attack, EndTurn, Event, NewGame
+from tracker.rules.events import Attack, EndTurn, Event, NewGame, Play
 from tracker.rules.legality import characters
 from tracker.rules.narrate import describe_event
 
@@ -68,6 +68,13 @@ def _variants(before: Game, event: Event) -> list[Event]:
         found += [event.model_copy(update={"attacker": a}) for a in attackers
                   if a not in (event.attacker, event.target)]
     return found
+
+
+def _slid_attack_broke_a_rule(found: Explanation, hints: Hints) -> bool:
+    """The rule break is an attack the camera saw slide: what it saw, not a move caught
+    midway (an attack on a hero leaves nothing else on the table)."""
+    return bool(found.illegal) and any(
+        isinstance(e, Attack) and e.attacker in hints.attackers for e in found.events)
 
 
 def _renamed(ident: str | list[str], read: str, card: str) -> str | list[str]:
@@ -249,15 +256,18 @@ class LiveTracker:
         """A view the last explanation leaves unexplained may show that it was read from a
         move caught midway (the hero card turned before the marker was laid): explained
         again from before it, with both views' hints, if that is nearer."""
-        if self._last is None:
+        if self._last is None or _slid_attack_broke_a_rule(found, hints):
             return False
-        start, _, last_hints = self._last
+        start, last, last_hints = self._last
         before = self.game.copy()
         while len(before.events) > start:
             before.pop()
         again = explain(before, view, _merged(last_hints, hints))
         if not again.events or again.distance >= found.distance - REVISE_MARGIN:
             return False
+        kept = {(e.player, e.card) for e in again.events if isinstance(e, Play)}
+        if any(isinstance(e, Play) and (e.player, e.card) not in kept for e in last.events):
+            return False  # a card seen laid is no move caught midway
         while len(self.game.events) > start:
             self.game.pop()
         self.choices.pop()  # the last view's
