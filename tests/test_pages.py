@@ -540,7 +540,8 @@ def test_the_cameras_question_is_answered_on_the_phone(browser, tmp_path):
             first, asked = (q["id"] for q in ended["pending"][:2])  # the Fireblast: second
             question = tid(phone, f"question-{asked}")
             expect(question).to_contain_text("could not tell")
-            expect(tid(phone, f"answer-{asked}-0")).to_contain_text("Fireblast at p1")
+            hero = ended["players"]["p1"]["name"].split()[0]  # named as the players see it
+            expect(tid(phone, f"answer-{asked}-0")).to_contain_text(f"Fireblast at {hero}")
             expect(tid(phone, f"answer-{asked}-0")).to_contain_text("likely")
             shot(phone, "h-question")
             tid(phone, f"answer-{asked}-1").click()

@@ -336,7 +336,8 @@ function renderQuestions(state) {
       testid: `answer-${question.id}-${index}`,
       disabled: !canWrite(),
       onclick: () => write(`/api/questions/${question.id}`, { option: index }).catch(() => {}),
-    }, option.label, index === question.default ? h("small", {}, " likely") : null))))));
+    }, prettify(state, option.label),
+    index === question.default ? h("small", {}, " likely") : null))))));
 }
 
 // --- fixing what the camera read -------------------------------------------------------------
