@@ -3,9 +3,12 @@ log out.
 
 The phone gives what no camera can see (the new game, the end of each turn, a concession);
 every other event is the reconciler's explanation of a change on the table, applied with
-`source: camera` and a confidence. Where the camera cannot tell explanations apart, the
+`source: camera` and a confidence, at once (provisional where it explains its view badly:
+the next view may revise it). Where the camera cannot tell explanations apart, the
 likeliest is applied and a question is kept with the others, so that a person can change
-the answer (`answer`), which replays the log from that point.
+the answer (`answer`); a rule break the camera may have misread is applied `unsure` and
+asked. Any camera event can be fixed by a person (`fix`, `name_card`). An answer or a fix
+replays the log from that point and explains the later views again.
 """
 
 from __future__ import annotations
@@ -213,7 +216,7 @@ class LiveTracker:
         # last one was a move caught midway
         if (not found.explained or found.illegal) and self._revise(view, hints, found):
             return self._last[1]
-        return self._apply_or_wait(found, hints, now)
+        return self._apply_at_once(found, hints, now)
 
     def _after_provisional(self, provisional: tuple[int, Explanation, Hints],
                            view: TableView, hints: Hints, now: bool) -> Explanation:
@@ -236,7 +239,7 @@ class LiveTracker:
             return found
         if self.game.over:
             return after
-        return self._apply_or_wait(after, left, now)
+        return self._apply_at_once(after, left, now)
 
     def _take_back(self, start: int) -> None:
         """The camera's events from `start` out of the log, with the choices they made."""
@@ -245,7 +248,7 @@ class LiveTracker:
         self.choices = [c for c in self.choices if c.index < start]
         self._last = None
 
-    def _apply_or_wait(self, found: Explanation, hints: Hints, now: bool) -> Explanation:
+    def _apply_at_once(self, found: Explanation, hints: Hints, now: bool) -> Explanation:
         """Apply at once; events that do not explain their view well stay provisional."""
         self._apply(found, hints)
         if not found.explained and found.events and not now:
