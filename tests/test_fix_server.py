@@ -36,7 +36,9 @@ def held(tmp_path, reading) -> Iterator[tuple[Quick, object]]:
         try:
             assert frames.reached.wait(30), "the camera never reached the frame"
             deadline = time.monotonic() + 10
-            while state(live)["events"] < PLAYED + 3:
+            # every view before the hold published: the play, the phone's end of turn,
+            # Frostbolt, then 2S (the server takes the camera's updates as they come)
+            while state(live)["events"] < PLAYED + 4:
                 assert time.monotonic() < deadline, "the camera's game never came"
                 time.sleep(0.02)
             yield live, frames
