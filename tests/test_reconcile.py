@@ -270,3 +270,20 @@ def test_only_a_hero_power_that_turns_cards_over_is_tried_with_the_cards_shown()
                            Hints(attackers=("JH",), revealed=("JH",)))
         uses = [e for e in found if e.type == "hero_power"]
         assert any(e.revealed for e in uses) == turns
+
+
+def test_a_missing_first_buff_marker_costs_a_marker_and_one_hidden_under_it_less():
+    """The first +1/+1 marker under a minion shows its strip; the next ones hide under it:
+    the first one not seen is a whole marker miscounted, a second one hardly anything."""
+    table = start("malfurion", "garrosh", turn=5)
+    table.play("p1", "3S", choice=1)  # Bear Form: a +1/+1 marker under it
+    rules = expected_view(table.game)
+    bear = rules.sides["p1"].minions[0]
+    assert bear.buffs == 1
+
+    def with_buffs(view: TableView, buffs: int) -> TableView:
+        side = replace(view.sides["p1"], minions=(replace(bear, buffs=buffs),))
+        return replace(view, sides={**view.sides, "p1": side})
+
+    assert view_distance(rules, with_buffs(rules, 0)) == 1.0
+    assert view_distance(with_buffs(rules, 2), with_buffs(rules, 1)) < 0.5

@@ -48,8 +48,8 @@ SECRET_MISS = 3.0
 DISCARD_MISS = 3.0  # the pile's top, read at a glance and often half covered, misread
 MARKER_MISS = 1.0
 UNNAMED_SPELL_MISS = 3.0  # a card seen under a minion and no spell predicted there
-HIDDEN_MARKER = 0.5  # a fanned marker not seen: the next one covers it
-BUFF_MISS = 0.4  # a +1/+1 shows only a strip from under its minion: often not seen at all
+HIDDEN_MARKER = 0.4  # a fanned marker not seen: the next one covers it
+BUFF_MISS = 0.4  # a +1/+1 under another shows only a strip: often not seen at all
 ILLEGAL = 3.0  # a legal explanation is preferred to an illegal one up to a few markers nearer
 EXPLAINED = 0.5  # at most this far: the view is explained
 NOISE = 1.5  # what a camera's view may be off by with nothing having happened
@@ -103,7 +103,16 @@ def _minion_distance(a: MinionView, b: MinionView) -> float:
     spells = _spell_distance(a.spells, b.spells)
     stack = abs(a.stack - b.stack) if a.stack and b.stack else 0  # 0: not counted
     return spells + MARKER_MISS * (abs(a.damage - b.damage) + stack) \
-        + BUFF_MISS * abs(a.buffs - b.buffs)
+        + _buffs(a.buffs, b.buffs)
+
+
+def _buffs(expected: int, seen: int) -> float:
+    """+1/+1 markers under a minion: the first one shows its strip, the next ones hide
+    under it; one seen in excess is a marker miscounted."""
+    if seen >= expected:
+        return MARKER_MISS * (seen - expected)
+    first = MARKER_MISS if seen == 0 else BUFF_MISS
+    return first + BUFF_MISS * (expected - seen - 1)
 
 
 def _side_distance(expected: SideView, seen: SideView) -> float:
