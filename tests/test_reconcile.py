@@ -287,3 +287,16 @@ def test_a_missing_first_buff_marker_costs_a_marker_and_one_hidden_under_it_less
 
     assert view_distance(rules, with_buffs(rules, 0)) == 1.0
     assert view_distance(with_buffs(rules, 2), with_buffs(rules, 1)) < 0.5
+
+
+def test_an_armed_hero_s_attack_is_found_though_its_tilt_was_not_seen():
+    """A hero with a weapon attacks a minion: the camera missed the hero card's tilt, but
+    the minion gone and the weapon's marker taken say it."""
+    table = start("garrosh", "jaina", turn=4)
+    table.play("p2", "6H")
+    table.end_turn()
+    table.play("p1", "QD")  # Fiery War Axe, 3/2
+    truth = table.game.copy()
+    truth.apply(swing := Attack(attacker="p1", target="6H"))
+    found = explain(table.game, expected_view(truth))  # no hint of a tilt
+    assert found.events == [swing] and found.explained

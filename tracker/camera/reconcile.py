@@ -182,7 +182,9 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
     found += _weapons_laid(game, seen, expected, rng)
     everyone = characters(game)
     slid = _slid(game, hints)
-    for attacker in slid or [m.id for m in game.sides[player].minions]:
+    # with no slide seen, any minion; the hero too when it has attack (its tilt unseen)
+    armed = [player] if game.attack_of(player) > 0 and player not in slid else []
+    for attacker in slid or [m.id for m in game.sides[player].minions] + armed:
         found += [Attack(attacker=attacker, target=t) for t in everyone if t != attacker]
     uses = power_uses(game, player, rng)
     found += uses
