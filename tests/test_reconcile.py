@@ -300,3 +300,19 @@ def test_an_armed_hero_s_attack_is_found_though_its_tilt_was_not_seen():
     truth.apply(swing := Attack(attacker="p1", target="6H"))
     found = explain(table.game, expected_view(truth))  # no hint of a tilt
     assert found.events == [swing] and found.explained
+
+
+def test_an_unnamed_minion_stands_for_the_minion_the_rules_put_there():
+    """Totemic Call turns its totem over (shown, so named on the way), then the camera
+    cannot name it in the row: the unnamed minion is the totem, not a minion missing."""
+    table = start("thrall", "garrosh", turn=5)
+    truth = table.game.copy()
+    truth.apply(call := parse_event({"type": "hero_power", "player": "p1",
+                                     "revealed": ["JS"]}))
+    rules = expected_view(truth)
+    unnamed = replace(rules.sides["p1"].minions[0], id="unnamed@449", card=UNNAMED)
+    seen = replace(rules, sides={**rules.sides, "p1": replace(rules.sides["p1"],
+                                                            minions=(unnamed,))})
+    assert view_distance(rules, seen) == 0.0
+    found = explain(table.game, seen, Hints(attackers=("JS",), revealed=("JS",)))
+    assert found.events == [call] and found.explained

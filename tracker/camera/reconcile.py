@@ -117,8 +117,13 @@ def _buffs(expected: int, seen: int) -> float:
 
 def _side_distance(expected: SideView, seen: SideView) -> float:
     cards_e = {m.card: m for m in expected.minions if m.card}
-    cards_s = {m.card: m for m in seen.minions if m.card}
-    distance = CARD_MISS * len(cards_e.keys() ^ cards_s.keys())
+    cards_s = {m.card: m for m in seen.minions if m.card and m.card != UNNAMED}
+    # a minion the camera could not name stands for any the prediction has that it misses
+    missing, unnamed = len(cards_e.keys() - cards_s.keys()), \
+        sum(m.card == UNNAMED for m in seen.minions)
+    named = min(missing, unnamed)
+    distance = CARD_MISS * (missing - named + len(cards_s.keys() - cards_e.keys())) \
+        + MINION_MISS * (unnamed - named)
     distance += sum(_minion_distance(cards_e[c], cards_s[c])
                     for c in cards_e.keys() & cards_s.keys())
     tokens_e = [m for m in expected.minions if not m.card]
