@@ -316,3 +316,23 @@ def test_an_unnamed_minion_stands_for_the_minion_the_rules_put_there():
     assert view_distance(rules, seen) == 0.0
     found = explain(table.game, seen, Hints(attackers=("JS",), revealed=("JS",)))
     assert found.events == [call] and found.explained
+
+
+def test_a_rule_broken_plainly_stays_flagged_and_is_not_taken_for_half_a_move():
+    """A view explained only by breaking a rule may show the last one was half a move; not
+    when the table did not change, when a shorter story leaves part of it unexplained, or
+    when it would take back a card the camera saw laid."""
+    opening = play_game(("jaina", "garrosh"), seed=0, sensible=True).events[:3]
+    twice = [*opening, *[EndTurn()] * 3, parse_event({"type": "hero_power", "player": "p2"}),
+             parse_event({"type": "hero_power", "player": "p2"})]  # Armor Up! twice
+    again = [*opening, Play(player="p1", card="6H"), EndTurn(), EndTurn(),
+             Attack(attacker="6H", target="p2"), Attack(attacker="6H", target="p2")]
+    replayed = [*opening, Play(player="p1", card="6D"),
+                Play(player="p1", card="JH", target="6D"), EndTurn(), EndTurn(),
+                Play(player="p1", card="6D")]
+    # the slide of a minion just laid is a slide though the story before it lacks it
+    exhausted = [*opening, Play(player="p1", card="6H"), Attack(attacker="6H", target="p2")]
+    for events, code in ((twice, "hero_power_used"), (again, "already_attacked"),
+                         (replayed, "card_in_discard"), (exhausted, "attacker_exhausted")):
+        tracker, _, _ = track_perfectly(events)
+        assert code in {a.code for a in tracker.game.alerts}, code

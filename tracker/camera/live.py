@@ -20,7 +20,7 @@ from tracker.rules.events import Event, NewGame
 from tracker.rules.narrate import describe_event
 
 from .questions import Option, Question
-from .reconcile import BLIND_DEPTH, Explanation, explain, may_hold
+from .reconcile import BLIND_DEPTH, Explanation, explain, may_hold, view_distance
 from .view import NO_HINTS, Hints, TableView, expected_view
 
 PHONE_EVENTS = ("new_game", "end_turn", "concede")
@@ -45,6 +45,15 @@ def _unused(found: Explanation, hints: Hints) -> Hints:
     played = {getattr(e, "card", None) for e in found.events}
     return Hints(attackers=tuple(a for a in hints.attackers if a not in attacked),
                  revealed=tuple(c for c in hints.revealed if c not in played))
+
+
+def _half_a_move(again: Explanation, last: Explanation, changed: float) -> bool:
+    """Whether a view explained only by breaking a rule shows the last view was half a
+    move: the table changed since (the same table again is a move seen whole), and legal
+    events explain both views whole, with every card the last one saw played."""
+    played = {getattr(e, "card", None) for e in again.events}
+    return changed > 0 and not again.illegal and again.explained and all(
+        e.card in played for e in last.events if e.type == "play")
 
 
 def _merged(first: Hints, then: Hints) -> Hints:
@@ -162,16 +171,21 @@ class LiveTracker:
     def _revise(self, view: TableView, hints: Hints, found: Explanation) -> bool:
         """A view the last explanation leaves unexplained may show that it was read from a
         move caught midway (the hero card turned before the marker was laid): explained
-        again from before it, with both views' hints, if that is nearer."""
+        again from before it, with both views' hints, if that is nearer. A view explained
+        only by breaking a rule is so only by legal events that explain it whole: a rule
+        broken plainly (the hero power used twice) stays as the table shows it."""
         if self._last is None:
             return False
-        start, _, last_hints, asked = self._last
+        start, last, last_hints, asked = self._last
         before = self.game.copy()
         while len(before.events) > start:
             before.pop()
         again = explain(before, view, _merged(last_hints, hints))
         if not again.events or again.distance >= found.distance - REVISE_MARGIN:
             return False
+        if found.explained and not _half_a_move(again, last, view_distance(
+                expected_view(self.game), view)):
+            return False  # a rule broken plainly: a move seen whole, not half of one
         while len(self.game.events) > start:
             self.game.pop()
         if asked:

@@ -21,9 +21,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from cards import JOKER, split_card
+from cards import DECK, JOKER, split_card
 from tracker.rules.abilities import Ability
-from tracker.rules.cards import PLAYERS, other
+from tracker.rules.cards import PLAYERS, other, parse_card
 from tracker.rules.engine import EngineError, Game
 from tracker.rules.events import Attack, Event, SecretRevealed
 from tracker.rules.intent import against_intent
@@ -326,10 +326,11 @@ def _unplaced(game: Game, card: str) -> bool:
 
 def _slides_unused(game: Game, events: list[Event], hints: Hints) -> int:
     """The characters seen slid into their attack zone (or a hero's card tilted) that do
-    not attack in `events`; a face-down stack's slide is any token's."""
+    not attack in `events` (a minion's card held there is one, played or not yet); a
+    face-down stack's slide is any token's."""
     attackers = {e.attacker for e in events if isinstance(e, Attack)}
-    named = [a for a in hints.attackers
-             if a in PLAYERS or (a != TOKEN and game.find(a) is not None)]
+    named = [a for a in hints.attackers if a in PLAYERS or (a != TOKEN and (
+        game.find(a) is not None or (a in DECK and parse_card(a).is_minion)))]
     unused = sum(a not in attackers for a in named)
     if TOKEN in hints.attackers:
         tokens = {m.id for m in game.sides[game.active].minions if m.card is None}
