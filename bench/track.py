@@ -22,8 +22,9 @@ For each game (bot games that aim as people do, every hero at least twice):
 - events recovered against the truth one by one (aligned in order): precision, recall;
   cards the log names that the game never played there;
 - questions a game (the choices the table could not decide): median, max;
-- illegal plays written into games (perfect camera): each kind flagged with the engine's
-  code; and no illegal alert on a legal game.
+- illegal plays written into games: each kind flagged with the engine's code; and no
+  illegal alert on a legal game (a rule break the camera may have misread is asked, an
+  `unsure` alert, and counted apart).
 
 With `--faults K`, each video game has K camera faults (`simulate --faults`), their kinds
 taken in turn so that every kind comes as often as the others, at even spaces through the
@@ -46,10 +47,12 @@ import shutil
 import statistics
 import tempfile
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from bench.common import registered_deck
+from bench.player import ScriptedPlayer
 from simulator.game_views import event_key, readable_state, track_perfectly
 from tracker.camera.live import LiveTracker
 from tracker.rules.bot import play_game
@@ -62,6 +65,7 @@ READING = "reading.jsonl.gz"  # what the recogniser read of each frame of a vide
 # the camera's condition each kind of fault should bring (light and resize blind nothing;
 # a dropout gives no frames at all: the live feed says `lost` by its clock, not a frame)
 ALERTS = {"freeze": "frozen", "black": "covered", "occlude": "covered", "bump": "moved"}
+GLANCE_FRAMES = 5  # the scripted player looks at the phone every 5 frames (3 a second at 15 fps)
 FAULT_SECONDS = {"dropout": 2.0, "freeze": 2.0, "black": 1.5, "bump": 0.0, "occlude": 3.0,
                  "light": 6.0, "resize": 3.0}
 
@@ -115,6 +119,14 @@ class Score:
     misses: dict[str, int]
     wrong_cards: list[str]  # cards the log names that the game never played there
     secret_suits: list[str] = field(default_factory=list)  # of those, face-down secrets
+    unsure_alerts: int = 0  # rule breaks the camera may have misread: asked, not flagged
+    revisions: int = 0  # provisional events the next view took back (fast, then right)
+    invented: int = 0  # events in the final log (anyone's) that did not happen, counted
+    # with the scripted player (bench.player): its taps and fixes, and the wrong events
+    # that stayed on the phone over 10 s
+    taps: int | None = None
+    fixes: int = 0
+    lingered: int = 0
     frame_ms: list[float] = field(default_factory=list)
     delays_ms: list[float] = field(default_factory=list)
     # with faults: events done while the camera was blind, and of them recovered …
@@ -145,9 +157,19 @@ def score(truth: Game, tracker: LiveTracker) -> tuple[Score, list[tuple[int, int
     # a secret is set face down: its suit is a guess until it is turned over
     secrets = [e.card for e in wrong if truth.sides[e.player].hero.is_secret(e.card)]
     return Score(readable_state(tracker.game) == readable_state(truth), len(wanted), len(got),
-                 len(pairs), len(tracker.choices),
+                 len(pairs), len(tracker.asked()),
                  sum(1 for a in tracker.game.alerts if a.severity == "illegal"), misses,
-                 [e.card for e in wrong], secret_suits=secrets), pairs
+                 [e.card for e in wrong], secret_suits=secrets,
+                 unsure_alerts=sum(a.severity == "unsure" for a in tracker.game.alerts),
+                 revisions=tracker.revisions, invented=_invented(truth, tracker)), pairs
+
+
+def _invented(truth: Game, tracker: LiveTracker) -> int:
+    """The final log's events of the kinds a camera reports that the game does not have
+    (as many of a kind as it has too many), whoever put them there."""
+    def kinds(events: list[Event]) -> Counter:
+        return Counter(event_key(e) for e in events if e.type in SEEN)
+    return sum((kinds(tracker.events) - kinds(truth.events)).values())
 
 
 def fault_spec(game: int, count: int, events: int) -> str | None:
@@ -163,10 +185,10 @@ def fault_spec(game: int, count: int, events: int) -> str | None:
 
 
 def video_game(truth: Game, folder: Path, seed: int, fps: float, deck: bool = False,
-               faults: str | None = None) -> tuple[Score, LiveTracker]:
+               faults: str | None = None, player: bool = False) -> tuple[Score, LiveTracker]:
     """Render the game (with the camera `faults` of `simulate --faults`), read it back
     through the real path, score it; with `deck`, the game's deck registered first
-    (`registered_deck`)."""
+    (`registered_deck`); with `player`, the scripted player at the phone (`bench.player`)."""
     from simulator.game_video import simulate
     from tracker.camera.reader import TableReader
     from tracker.camera.recording import Reading, frames_of, read_phone
@@ -182,6 +204,7 @@ def video_game(truth: Game, folder: Path, seed: int, fps: float, deck: bool = Fa
     frame_ms: list[float] = []
     seen = []  # each frame's cards and moving zones, kept to study a game again offline
     conditions: dict[int, str] = {}  # the camera's condition at each frame there was
+    at_the_phone = _player(truth, folder, fps) if player else None
     for index, frame in frames_of(folder / "video" / "frames"):
         started = time.thread_time()
         if frame is not None:
@@ -192,8 +215,9 @@ def video_game(truth: Game, folder: Path, seed: int, fps: float, deck: bool = Fa
         frame_ms.append(1000 * (time.thread_time() - started))
         applied += [index] * (len(reader.tracker.events) - len(applied))
         seen.append(None if reader.seen is None else (reader.sighted, reader.moving))
+        _glance(at_the_phone, index, reader.tracker)
     result = _read_to_the_end(truth, reader, applied, folder, fps, frame_ms,
-                              conditions if faults else None)
+                              conditions if faults else None, at_the_phone)
     result.frame_ms = frame_ms
     Reading(seen, fps, read_phone(folder / "video" / "phone.jsonl")).save(
         folder / "video" / READING)
@@ -219,10 +243,11 @@ def _score_faults(result: Score, truth: Game, pairs: list[tuple[int, int]], done
                               (alert - first) / fps, None if back is None else (back - last) / fps))
 
 
-def replay_game(truth: Game, folder: Path, fps: float) -> Score:
+def replay_game(truth: Game, folder: Path, fps: float, player: bool = False) -> Score:
     """A game `video_game` rendered and read, its recogniser's cards and moving zones a
     frame (its `Reading`) given again to the stabilizer and tracker as TableReader gives them:
-    the tracking half of the path as it is now, on the camera's reading as it was."""
+    the tracking half of the path as it is now, on the camera's reading as it was; with
+    `player`, the scripted player at the phone."""
     from tracker.camera.reader import TableReader
     from tracker.camera.recording import Reading
 
@@ -230,22 +255,46 @@ def replay_game(truth: Game, folder: Path, fps: float) -> Score:
     inputs = {frame: list(events) for frame, events in reading.inputs.items()}
     reader = TableReader(LiveTracker())
     applied: list[int] = []
+    at_the_phone = _player(truth, folder, fps) if player else None
     for index, _ in reader.read(enumerate(reading.frames), inputs):
         applied += [index] * (len(reader.tracker.events) - len(applied))
-    return _read_to_the_end(truth, reader, applied, folder, fps, [0.0] * len(reading.frames))
+        _glance(at_the_phone, index, reader.tracker)
+    return _read_to_the_end(truth, reader, applied, folder, fps, [0.0] * len(reading.frames),
+                            player=at_the_phone)
+
+
+def _player(truth: Game, folder: Path, fps: float) -> ScriptedPlayer:
+    return ScriptedPlayer(truth.events, fps)
+
+
+def _done(folder: Path) -> list[int]:
+    """The frame at which each of the truth's events is complete on the table."""
+    return [json.loads(line)["frame"] for line in
+            (folder / "video" / "truth.jsonl").read_text().splitlines()]
+
+
+def _glance(player: ScriptedPlayer | None, index: int, tracker: LiveTracker) -> None:
+    """The scripted player looks at the phone a few times a second."""
+    if player is not None and index % GLANCE_FRAMES == 0:
+        player.look(index, tracker)
 
 
 def _read_to_the_end(truth: Game, reader, applied: list[int], folder: Path, fps: float,
-                     frame_ms: list[float], conditions: dict[int, str] | None = None) -> Score:
+                     frame_ms: list[float], conditions: dict[int, str] | None = None,
+                     player: ScriptedPlayer | None = None) -> Score:
     """The recording read (`applied`: the frame each of the tracker's events came at, so
     far; `frame_ms`: each frame's time): what waits is decided, the game scored, and each
     event's delay from the card laid (the event done) to the state changed; with the
-    camera's `conditions` a frame, its faults scored too (`_score_faults`)."""
+    camera's `conditions` a frame, its faults scored too (`_score_faults`); with the
+    scripted `player`, after its last look at the phone, and its taps."""
     reader.settle(len(frame_ms))  # the recording ended
+    if player is not None:
+        player.look(len(frame_ms) - 1, reader.tracker, final=True)
     applied += [len(frame_ms) - 1] * (len(reader.tracker.events) - len(applied))
     result, pairs = score(truth, reader.tracker)
-    done = [json.loads(line)["frame"] for line in
-            (folder / "video" / "truth.jsonl").read_text().splitlines()]
+    if player is not None:
+        result.taps, result.fixes, result.lingered = player.taps, player.fixes, player.lingered
+    done = _done(folder)
     result.delays_ms = [max(0.0, (applied[i] - done[t]) * 1000 / fps) + frame_ms[applied[i]]
                         for t, i in pairs]
     if conditions is not None:
@@ -281,7 +330,9 @@ def report(scores: list[Score], what: str, elapsed: float) -> None:
     print(f"cards named that the game did not play there: {len(wrong)} {sorted(wrong)}; of "
           f"them face-down secrets, whose suit no camera sees until turned: {len(secrets)}")
     print(f"questions a game: median {statistics.median(questions):g}, max {max(questions)}")
-    print(f"illegal alerts on legal games: {sum(s.illegal_alerts for s in scores)}")
+    print(f"events in the final logs that did not happen: {sum(s.invented for s in scores)}")
+    print(f"illegal alerts on legal games: {sum(s.illegal_alerts for s in scores)}; rule "
+          f"breaks asked, not flagged (unsure): {sum(s.unsure_alerts for s in scores)}")
     frames = [ms for s in scores for ms in s.frame_ms]
     if frames:
         p95 = statistics.quantiles(frames, n=20)[-1]
@@ -291,7 +342,15 @@ def report(scores: list[Score], what: str, elapsed: float) -> None:
     delays = [ms for s in scores for ms in s.delays_ms]
     if delays:
         print(f"table settled -> state changed: median {statistics.median(delays):.0f} ms, "
-              f"p95 {statistics.quantiles(delays, n=20)[-1]:.0f} ms over {len(delays)} events")
+              f"p95 {statistics.quantiles(delays, n=20)[-1]:.0f} ms over {len(delays)} events;"
+              f" revisions a game: median "
+              f"{statistics.median(s.revisions for s in scores):g}, max "
+              f"{max(s.revisions for s in scores)}")
+    taps = [s.taps for s in scores if s.taps is not None]
+    if taps:
+        print(f"scripted player: taps a game median {statistics.median(taps):g}, max "
+              f"{max(taps)} ({sum(s.fixes for s in scores)} fixes in all); wrong events on "
+              f"the phone over 10 s: {sum(s.lingered for s in scores)}")
     faults = [f for s in scores for f in s.faults]
     if faults:
         fault_report(scores, faults, given - matched)
@@ -325,7 +384,7 @@ def illegal_report(seed: int, video: tuple[Path, float] | None = None) -> None:
         else:
             game = Game.replay(events)
             _, tracker = video_game(game, video[0] / f"illegal{number:02d}", seed, video[1])
-        codes = {a.code for a in tracker.game.alerts}
+        codes = {a.code for a in tracker.game.alerts if a.severity == "illegal"}
         flagged += code in codes
         print(f"  illegal {code:<20} {'flagged' if code in codes else 'MISSED'}"
               + ("" if code in codes else f" (alerts: {sorted(codes)})"), flush=True)
@@ -352,6 +411,10 @@ def main() -> None:
                              "games, for runs side by side)")
     parser.add_argument("--faults", type=int, default=0, metavar="K",
                         help="video: K camera faults a game, kinds in turn (simulate --faults)")
+    parser.add_argument("--player", action="store_true",
+                        help="video, replay: a scripted player at the phone answers the "
+                             "questions and fixes wrong events as the page offers "
+                             "(bench.player); the figures are after its taps")
     parser.add_argument("--no-illegal", action="store_true",
                         help="leave out the illegal plays (a run sharing --work with another)")
     args = parser.parse_args()
@@ -368,9 +431,11 @@ def main() -> None:
             continue
         if args.camera == "replay":
             if (work / f"game{number:02d}" / "video" / READING).exists():
-                scores.append(replay_game(truth, work / f"game{number:02d}", args.fps))
+                scores.append(replay_game(truth, work / f"game{number:02d}", args.fps,
+                                          args.player))
             continue
-        done = work / f"game{number:02d}" / "score.json"
+        done = work / f"game{number:02d}" / ("score-player.json" if args.player
+                                             else "score.json")
         if done.exists():
             scores.append(Score(**json.loads(done.read_text())))
             continue
@@ -378,7 +443,7 @@ def main() -> None:
             continue
         scores.append(video_game(truth, done.parent, args.seed + number, args.fps,
                                  args.deck, fault_spec(number, args.faults,
-                                                       len(truth.events)))[0])
+                                                       len(truth.events)), args.player)[0])
         done.write_text(json.dumps(asdict(scores[-1])))
         print(f"game {number}: {heroes[0]} v {heroes[1]}, right {scores[-1].right}, "
               f"{scores[-1].matched}/{scores[-1].truth} events", flush=True)

@@ -136,7 +136,7 @@ def _track(args: argparse.Namespace) -> int:
         {"event": choice.index, "answered": choice.chosen,
          "options": [[e.model_dump(mode="json", exclude_none=True) for e in option]
                      for option in choice.options]}
-        for choice in tracker.choices]
+        for choice in tracker.asked()]
     state["frames"], state["unexplained"] = result.frames, tracker.unexplained
     if deck is not None:
         state["registered_deck"] = {"name": deck.name, "in_use": result.deck_in_use}

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cards import DECK, JOKER
-from tracker.camera import Question
+from tracker.camera import Fixes, Question
 from tracker.rules import (
     HERO_POWER_COST,
     PLAYERS,
@@ -89,6 +89,7 @@ class Session:
         self.game_id: str | None = None
         self.game = Game()
         self.questions: dict[int, Question] = {}  # the camera's, by id
+        self.fixes: tuple[Fixes, ...] = ()  # the camera's views, with what may replace them
         self.version = 0
         self.camera: str | None = None  # with a live source: ok, lost, frozen, covered, moved
         self.deck: dict | None = None  # the registered deck: {name, in_use}, or None
@@ -158,8 +159,22 @@ class Session:
         if self.unsaved is not None:
             state["unsaved"] = self.unsaved
         state.update(version=self.version, game=self.game_id, events=len(self.game.events),
-                     recent=[line for _, line in self._told], pending=self.pending())
+                     recent=[line for _, line in self._told], pending=self.pending(),
+                     recent_events=[{"index": index, "camera": self.fix_of(index) is not None}
+                                    for index, _ in self._told])
         return state
+
+    def fix_of(self, index: int) -> Fixes | None:
+        """The camera's view that event `index` came from, with what may replace it (None:
+        the phone's event). A camera event no view explains any longer is its own."""
+        found = next((f for f in self.fixes if f.index <= index < f.index + f.length), None)
+        if found is not None or index >= len(self.game.events):
+            return found
+        event = self.game.events[index]
+        if event.source != "camera":
+            return None
+        alone = event.model_copy(update={"source": None, "confidence": None, "unsure": None})
+        return Fixes(index, 1, ((alone,), ()), 0)
 
     def _tell(self, kept: int) -> None:
         """The last RECENT events' lines: those of the first `kept` events stay as told,
@@ -250,6 +265,7 @@ class Session:
         the last game's log. The tracker's open choices are the questions."""
         self.camera, self.deck = update.camera, update.deck
         self.questions = {q.id: q for q in update.questions}
+        self.fixes = update.fixes
         events, kept = update.game.events, None
         if events and (self.game_id is None or self.camera_game != update.game_number
                        or self.game.events[:1] != events[:1]):

@@ -134,8 +134,11 @@ class Geometry:
         pieces: dict[str, Piece] = {}
         for player, side in view.sides.items():
             own = (slots or {}).get(player, {})
-            for i, minion in enumerate(side.minions):
-                self._minion(pieces, player, minion, own.get(minion.id, i))
+            places = [own.get(minion.id, i) for i, minion in enumerate(side.minions)]
+            # a sixth minion (illegal, yet on the table) is squeezed into the row
+            row = max([MAX_MINIONS, *(place + 1 for place in places)])
+            for minion, place in zip(side.minions, places, strict=True):
+                self._minion(pieces, player, minion, place, row)
             self._weapon(pieces, player, side.weapon, side.durability)
             self._fan(pieces, player, "armor", "a", side.armor, ARMOR_STEP, 60.0)
             self._fan(pieces, player, "secrets", "s", side.secrets, SECRET_STEP, 70.0)
@@ -150,11 +153,12 @@ class Geometry:
         """The card a hand holds to move a minion: its face, or its stack's top."""
         return f"c:{minion.card}" if minion.card else f"t:{minion.id}:{max(0, minion.stack - 1)}"
 
-    def _minion(self, out: dict[str, Piece], player: str, m: MinionView, slot: int) -> None:
+    def _minion(self, out: dict[str, Piece], player: str, m: MinionView, slot: int,
+                row: int) -> None:
         mess = self.untidy[player]
         u, v = self.axes(player)
         dx, dy, dr = self.jitter(f"m:{m.id}", mess, mess)
-        centre = self.at(player, "minions", (slot + 0.5) / MAX_MINIONS) + np.array([dx, dy])
+        centre = self.at(player, "minions", (slot + 0.5) / row) + np.array([dx, dy])
         if m.attacking:
             centre = centre + self.attack_shift(player)
         rot = self.upright(player) + dr

@@ -50,7 +50,7 @@ def perfect_views(events: list[Event]) -> Iterator[Step]:
 
 
 # what no camera can tell apart: left out when a tracked game is compared with its truth
-UNSEEN_FIELDS = {"source", "confidence", "revealed"}
+UNSEEN_FIELDS = {"source", "confidence", "unsure", "revealed"}
 TOKEN_ID = re.compile(r"T\d+")
 
 

@@ -4,6 +4,8 @@ test can kill it)."""
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 import resource
 import signal
@@ -69,6 +71,80 @@ def recorded_camera(path: Path = READING):
 
     reading = Reading.load(path)
     return lambda subscriber: CameraFeed(reading, subscriber, speed=None)
+
+
+def played(reading):
+    """The game a reading gives, played through the stabilizer and the live tracker with no
+    server, every frame, as the feed plays it."""
+    from tracker.camera import LiveTracker, TableReader
+
+    reader = TableReader(LiveTracker())
+    for _ in reader.read(enumerate(reading.frames), dict(reading.inputs)):
+        pass
+    reader.settle()
+    return reader.tracker.game
+
+
+@functools.cache
+def recorded_end(read: str | None = None, seen: str | None = None) -> str:
+    """The final state (JSON) of the recorded reading played with no server; with `read`
+    misread as `seen` every time. Played once a test session: the tests that want it share
+    it."""
+    from tracker.camera import Reading
+
+    reading = Reading.load(READING)
+    if read is not None:
+        reading = misread(reading, read, seen)
+    return json.dumps(played(reading).state().model_dump(mode="json"))
+
+
+def misread(reading, read: str, seen: str):
+    """The reading with every sighting of card `read` (and every guess of it) named `seen`:
+    a camera that misreads one card every time it looks."""
+    from dataclasses import replace
+
+    from tracker.camera import Reading
+
+    def fix(sighting):
+        return replace(sighting, card=seen if sighting.card == read else sighting.card,
+                       guess=seen if sighting.guess == read else sighting.guess)
+
+    return Reading([None if f is None else ([fix(s) for s in f[0]], f[1])
+                    for f in reading.frames], reading.fps, reading.inputs)
+
+
+class HeldFrames:
+    """A reading's frames, the feed held before frame `at` (a table left as it is) until
+    `go()`: a person taps meanwhile, and the fix waits for the next frame."""
+
+    def __init__(self, frames: list, at: int) -> None:
+        self.frames, self.at = frames, at
+        self.reached, self.going = threading.Event(), threading.Event()
+
+    def __iter__(self):
+        for index, frame in enumerate(self.frames):
+            if index == self.at:
+                self.reached.set()
+                self.going.wait(60)
+            yield frame
+
+    def __len__(self) -> int:
+        return len(self.frames)
+
+    def go(self) -> None:
+        self.going.set()
+
+
+def held_camera(reading, at: int):
+    """A camera for `create_app(camera=…)` that plays `reading` as `recorded_camera` does,
+    held before frame `at` (`HeldFrames`); and the frames, to let it go on."""
+    from dataclasses import replace
+
+    from tracker.camera import CameraFeed
+
+    held = HeldFrames(reading.frames, at)
+    return (lambda subscriber: CameraFeed(replace(reading, frames=held), subscriber,
+                                          speed=None)), held
 
 
 def wait_for_camera(live: LiveServer, timeout: float = 60) -> dict:

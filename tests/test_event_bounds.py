@@ -272,16 +272,17 @@ def test_an_event_longer_than_a_log_line_is_refused_at_validation():
 
 def test_the_line_keeps_room_for_a_source_and_confidence_set_after_validation():
     """The server sets `source` on a posted event after validating it, the camera
-    `confidence`: the line must still fit once they are written."""
+    `confidence` and `unsure`: the line must still fit once they are written."""
     empty = len(_Note(note="").to_json())
-    spare = len(',"source":"camera"') + len(',"confidence":') + 24
+    spare = len(',"source":"camera"') + len(',"confidence":') + 24 + len(',"unsure":true')
     fits = _Note(note="x" * (MAX_LINE - empty - spare))
-    stored = fits.model_copy(update={"source": "camera", "confidence": LONGEST_FLOAT})
+    stored = fits.model_copy(update={"source": "camera", "confidence": LONGEST_FLOAT,
+                                     "unsure": True})
     assert len(stored.to_json()) <= MAX_LINE
     with pytest.raises(ValidationError):
         _Note(note="x" * (MAX_LINE - empty - spare + 1))
     sourced = _Note(note="x" * (MAX_LINE - empty - spare + 1), source="camera",
-                    confidence=LONGEST_FLOAT)
+                    confidence=LONGEST_FLOAT, unsure=True)
     assert len(sourced.to_json()) <= MAX_LINE
 
 

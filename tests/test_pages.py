@@ -21,7 +21,15 @@ import httpx
 import numpy as np
 import pytest
 import uvicorn
-from live_server import ThreadServer, recorded_camera, wait_for_camera
+from live_server import (
+    READING,
+    ThreadServer,
+    held_camera,
+    misread,
+    recorded_camera,
+    recorded_end,
+    wait_for_camera,
+)
 
 from companion_api.app import create_app
 from companion_api.cli import replay_log
@@ -42,7 +50,7 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2,
 OVERLAY = {"viewport": {"width": 1920, "height": 1080}}
 SHORT = 5000  # ms: how long a page may take to show what the server already knows
 # what the server adds to the contract's state (the replay has none of it)
-SERVER_ONLY = {"version", "game", "events", "recent", "pending"}
+SERVER_ONLY = {"version", "game", "events", "recent", "recent_events", "pending"}
 
 
 # --- fixtures ------------------------------------------------------------------------------------
@@ -529,18 +537,69 @@ def test_the_cameras_question_is_answered_on_the_phone(browser, tmp_path):
         pages = Pages(browser, live)
         try:
             phone = pages.phone()
-            question = tid(phone, "question-2")
+            first, asked = (q["id"] for q in ended["pending"][:2])  # the Fireblast: second
+            question = tid(phone, f"question-{asked}")
             expect(question).to_contain_text("could not tell")
-            expect(tid(phone, "answer-2-0")).to_contain_text("Fireblast at p1")
-            expect(tid(phone, "answer-2-0")).to_contain_text("likely")
+            hero = ended["players"]["p1"]["name"].split()[0]  # named as the players see it
+            expect(tid(phone, f"answer-{asked}-0")).to_contain_text(f"Fireblast at {hero}")
+            expect(tid(phone, f"answer-{asked}-0")).to_contain_text("likely")
             shot(phone, "h-question")
-            tid(phone, "answer-2-1").click()
+            tid(phone, f"answer-{asked}-1").click()
             expect(question).to_have_count(0)
-            expect(tid(phone, "question-1")).to_be_visible()
+            expect(tid(phone, f"question-{first}")).to_be_visible()
             health = {p: ended["players"][p]["health"] for p in ("p1", "p2")}
             expect(tid(phone, "health-p1")).to_have_text(str(health["p1"] + 1))
             expect(tid(phone, "health-p2")).to_have_text(str(health["p2"] - 1))
         finally:
+            pages.close()
+        assert not pages.errors, pages.errors
+
+
+def test_a_misread_card_is_named_on_the_phone_two_events_later(browser, tmp_path):
+    """The camera reads Anduin's 8♣ as 8♥ every time it looks (a recorded reading with that
+    card renamed). Two events later the player taps the play in the history, names the
+    card, and the camera plays on: the game ends as the game read without the misread."""
+    from tracker.camera import Reading
+
+    reading = Reading.load(READING)
+    camera, frames = held_camera(misread(reading, "8C", "8H"), at=1350)  # after the Frostbolt
+    with ThreadServer(tmp_path / "data", camera=camera) as live:
+        pages = Pages(browser, live)
+        try:
+            assert frames.reached.wait(30), "the camera never reached the frame"
+            phone = pages.phone()
+            expect(tid(phone, "minion-8H")).to_be_visible()
+            line = tid(phone, "recent-16")
+            expect(line).to_contain_text("Anduin plays 8♥")
+            expect(tid(phone, "recent").locator("li").first).to_contain_text("Frostbolt")
+            line.scroll_into_view_if_needed()
+            shot(phone, "fix-history")
+            line.click()
+            expect(tid(phone, "fix-now")).to_have_text("Anduin plays 8♥")
+            expect(tid(phone, "fix-options").locator(".current")).to_contain_text(
+                "in the score now")
+            expect(tid(phone, "sheet")).to_contain_text("Nothing happened")
+            phone.wait_for_timeout(300)  # the sheet has slid up
+            sheet_png = shot(phone, "fix-sheet")
+            tid(phone, "fix-name-card").click()
+            tid(phone, "rank-8").click()
+            expect(tid(phone, "suit-H")).to_contain_text("what the camera read")
+            phone.wait_for_timeout(300)
+            shot(phone, "fix-name-card")
+            tid(phone, "suit-C").click()
+            expect(tid(phone, "toast")).to_contain_text("Sent to the camera")
+            frames.go()  # the camera plays on, still reading 8♣ as 8♥
+            ended = wait_for_camera(live)
+            truth = json.loads(recorded_end())
+            assert {key: ended[key] for key in truth} == truth
+            expect(tid(phone, "health-p1")).to_have_text(str(truth["players"]["p1"]["health"]))
+            expect(tid(phone, "result")).to_be_visible()
+            log = live.get("/api/log").json()["events"]
+            assert log[16]["card"] == "8C" and log[16]["source"] == "phone"
+            if os.environ.get("HEARTHTOP_DOCS_SHOTS"):
+                write_docs_png(sheet_png, DOCS / "phone_fix.png", width=390)
+        finally:
+            frames.go()
             pages.close()
         assert not pages.errors, pages.errors
 

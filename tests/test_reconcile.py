@@ -14,7 +14,7 @@ from tracker.camera.live import LiveTracker
 from tracker.camera.reconcile import BLIND_DEPTH, candidates, explain, view_distance
 from tracker.camera.view import UNNAMED, Hints, TableView, expected_view
 from tracker.rules.bot import play_game
-from tracker.rules.events import Attack, EndTurn, Play, parse_event
+from tracker.rules.events import Attack, EndTurn, HeroPower, Play, parse_event
 from tracker.rules.heroes import hero_names
 from tracker.rules.intent import against_intent
 
@@ -213,6 +213,55 @@ def test_arcane_missiles_shared_among_targets_is_read_from_the_markers():
     assert found.explained  # 6C hit twice looks the same: a question, the truth among it
     assert sorted(missiles.targets) in [sorted(option[0].targets) for option in
                                         [found.events, *found.alternatives]]
+
+
+def test_a_card_picked_up_from_the_discard_pile_and_played_again_is_flagged():
+    """The pile's top card is known to the game (on the pile), so it is no new card; laid
+    in a minion row it is one played again, and the play is illegal (issue 44)."""
+    table = start("garrosh", "jaina", turn=1)
+    table.play("p1", "6H")
+    table.end_turn()
+    table.play("p2", "JK")
+    table.power("p2", target="6H")  # Fireblast: 6H goes to the discard pile
+    table.end_turn()
+    assert expected_view(table.game).discard_top == "6H"
+    truth = table.game.copy()
+    truth.apply(again := Play(player="p1", card="6H"))
+    assert [a.code for a in truth.alerts] == ["card_in_discard"]
+    found = explain(table.game, expected_view(truth))
+    assert found.events == [again] and found.illegal == 1
+
+
+def test_totemic_call_s_totem_is_the_last_card_it_turned_over():
+    """The camera sees the cards turned over beside the deck; the totem among them stays
+    face up in play, so it is not among the cards seen shown (issue 44: a 9S totem read as
+    the 4/4 minion played from hand)."""
+    table = start("jaina", "thrall", turn=2)
+    table.play("p2", "JK")
+    table.power("p2", revealed=["5H"])  # Stoneclaw Totem
+    table.end_turn(2)
+    truth = table.game.copy()
+    truth.apply(call := HeroPower(player="p2", revealed=["2H", "9S"]))
+    assert [(m.id, m.attack, m.health) for m in truth.state().players["p2"].minions] == [
+        ("5H", 0, 2), ("9S", 0, 2)]
+    found = explain(table.game, expected_view(truth), Hints(revealed=("2H",)))
+    assert found.events == [call] and not found.illegal
+
+
+def test_a_card_a_full_hand_discards_is_named_not_taken_for_a_spell():
+    """p2 ends turn 10 with eleven cards: one goes to the pile, a card the rules cannot
+    name. The camera sees it there (JH, which is Whirlwind for p1, who now acts): it is
+    the discard, named on the end of turn, not a Whirlwind cast (issue 44: a deck-end
+    game's discards read as spells at the heroes)."""
+    tracker = LiveTracker()
+    tracker.game = start("garrosh", "uther", turn=10).game
+    tracker.phone(EndTurn())
+    assert tracker.game.table.discard == [None]
+    seen = replace(expected_view(tracker.game), discard=("JH",))
+    tracker.seen(seen)
+    assert [e.type for e in tracker.events[-1:]] == ["end_turn"]
+    assert tracker.events[-1].discarded == ["JH"] and tracker.game.table.discard == ["JH"]
+    assert not tracker.game.alerts and tracker.unexplained == 0
 
 
 def test_a_minion_seen_slid_forward_attacks_in_the_explanation_though_nothing_shows_it():

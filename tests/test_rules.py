@@ -589,6 +589,27 @@ def test_discard_down_to_ten_at_the_end_of_the_turn():
     assert t.ledger_total() == 53
 
 
+def test_a_discard_the_camera_saw_is_that_card_on_the_pile():
+    """Which card a hand discards is the player's choice (rulings 8); named on the end of
+    turn, it is that card on top of the pile, out of the hand, and the ledger adds up."""
+    t = start("jaina", "garrosh", turn=10)
+    t.do("end_turn", discarded=["QD"])
+    assert (t.side("p2")["hand"], t.state["discard"]) == (10, 1)
+    assert t.game.table.discard == ["QD"] and t.game.table.where("QD") == "discard"
+    assert t.ledger_total() == 53
+    t.play("p1", "AH", target="p2")  # Fireball: the next card on the pile covers it
+    assert t.game.table.discard == ["QD", "AH"]
+
+
+def test_a_discard_named_where_no_hand_card_can_be_names_nothing():
+    t = start("jaina", "garrosh", turn=9)
+    t.play("p1", "6H")
+    t.end_turn()  # p2: eleven cards
+    t.do("end_turn", discarded=["6H"])  # 6H is on the table: a misread
+    assert t.game.table.discard == [None] and t.minion_ids("p1") == ["6H"]
+    assert (t.side("p2")["hand"], t.ledger_total()) == (10, 53)
+
+
 # --- the end of the deck ------------------------------------------------------------------
 def test_drawing_from_the_empty_deck_ends_the_game_after_that_turn():
     t = start("jaina", "garrosh", turn=43)

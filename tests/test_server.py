@@ -27,7 +27,7 @@ from companion_api.store import DataFolder
 from tracker.rules.bot import play_game
 from tracker.rules.events import NewGame
 
-VOLATILE = {"version", "recent", "pending", "game", "events"}
+VOLATILE = {"version", "recent", "recent_events", "pending", "game", "events"}
 
 
 def _state(live) -> dict:
@@ -325,7 +325,7 @@ def test_the_session_follows_the_cameras_game_and_its_choices(tmp_path):
 
     tracker = LiveTracker()
     tracker.phone(NewGame(heroes={"p1": "jaina", "p2": "garrosh"}))
-    for _ in range(4):
+    for _ in range(6):  # turn 7: p1 has the 4 mana Fireball costs
         tracker.phone(EndTurn())
     folder = DataFolder(tmp_path)
     session = Session(folder)

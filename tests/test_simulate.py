@@ -238,6 +238,31 @@ def stage_without_pixels(events: list, seed: int) -> None:
         assert stage.snaps == 0, (index, event)
 
 
+def test_a_sixth_minion_is_squeezed_into_its_row_where_the_camera_looks():
+    """Five places a row; an illegal sixth minion is still laid (docs/rulings.md 22): the
+    row closes up so that all six lie in the minions zone, as a player makes room (issue 44:
+    laid past the row's end, the camera never saw it)."""
+    geo = Geometry(default_layout(), (63.0, 88.0), 1)
+    game = Game.replay([parse_event(line) for line in (
+        '{"type": "new_game", "heroes": {"p1": "garrosh", "p2": "jaina"}}',
+        *['{"type": "end_turn"}'] * 10)])
+    cards = ("6H", "6D", "6C", "7H", "7D", "7C")
+    for card in cards[:5]:
+        game.apply(parse_event({"type": "play", "player": "p1", "card": card}))
+    five = geo.arrange(expected_view(game))
+    game.apply(parse_event({"type": "play", "player": "p1", "card": cards[5]}))
+    six = geo.arrange(expected_view(game))
+    assert [a.code for a in game.alerts][-1:] == ["board_full"]
+    x0, y0, x1, y1 = geo.boxes["p1.minions"]
+    xs = [six[f"c:{card}"].x for card in cards]
+    assert all(x0 + 63.0 / 2 < x < x1 - 63.0 / 2 for x in xs)
+    assert all(y0 < six[f"c:{card}"].y < y1 for card in cards)
+    assert min(np.diff(xs)) > 63.0  # side by side, none on another
+    # five minions lie in their five places as ever: a legal game is drawn as before
+    places = [geo.at("p1", "minions", (k + 0.5) / 5)[0] for k in range(5)]
+    assert [five[f"c:{card}"].x for card in cards[:5]] == pytest.approx(places, abs=8.0)
+
+
 def test_camera_faults_are_injected_and_listed(tmp_path):
     code, _, _, out = simulate(tmp_path, LOG_LINES[:6], "--faults",
                                "dropout@2+1,black@4+0.4,resize@6+1,light@8+1")

@@ -264,6 +264,20 @@ def test_a_weapon_half_hidden_by_its_markers_is_named_by_an_unsure_guess():
     assert [m.card for m in view.sides["p1"].minions] == [UNNAMED]  # a minion, unnamed
 
 
+def test_a_card_peeking_out_under_a_minion_towards_its_owner_is_a_buff_marker():
+    """Fel Pact's +1/+1 markers lie face down under the minion, peeking out towards its
+    owner; the recogniser abstains on the strip they show and may guess a face there (4S,
+    surely enough to count): that is no minion played (issue 44: a phantom 4S, a legal game
+    flagged not_enough_mana)."""
+    minion = card("6S", 196, 422, "p1.minions", 1.0)
+    strip = Sighting("UNKNOWN", 0.86, 196, 442, "p1.minions", guess="4S")
+    enemy = card("8S", 700, 180, "p2.minions", 1.0)
+    blank = card("UNKNOWN", 701, 160, "p2.minions", 0.5)  # towards p2, who sits at y = 0
+    view = run(Stabilizer(), [[minion, strip, enemy, blank]] * 8)[0].view
+    assert [(m.card, m.buffs, m.spells) for m in view.sides["p1"].minions] == [("6S", 1, ())]
+    assert [(m.card, m.buffs, m.spells) for m in view.sides["p2"].minions] == [("8S", 1, ())]
+
+
 def test_a_spell_shown_in_an_attack_zone_is_named_by_an_unsure_guess():
     """A spell is shown in its caster's attack zone while it resolves: the recogniser's
     unsure guess names it there, and it is a card shown between two views."""

@@ -6,8 +6,9 @@ inputs that came with it; or a `Reading`: the cards read of each frame of one), 
 `TableReader` on them (the calibration, the recogniser, the
 stabilizer, the live tracker), and after every change hands its subscriber a
 `CameraUpdate`: a snapshot of the tracker's game (the one engine that applies the camera's
-events), the camera's condition and the questions it could not decide. The phone's inputs
-(new game, end of turn, concession) and answers go to the tracker before the next frame. It
+events), the camera's condition, the questions it could not decide and what a person may
+put in place of each view's events (`fixes`). The phone's inputs (new game, end of turn,
+concession), answers and fixes go to the tracker before the next frame. It
 also keeps the latest frame, annotated with the cards read, for `/stream.mjpg`, and says
 whether the players' registered deck reads the cards (`registered_deck`: its name, and
 false for `in_use` while the table shows another deck).
@@ -30,7 +31,7 @@ from calibration import Layout, default_layout
 from tracker.rules.engine import EngineError, Game
 from tracker.rules.events import Event, NewGame
 
-from .live import LiveTracker
+from .live import Fixes, LiveTracker
 from .questions import Question
 from .reader import TableReader
 from .recording import ReadFrame, Reading, Recording, TrackError, frames_of
@@ -54,13 +55,30 @@ class CameraUpdate:
     shared), so the subscriber reads it while the camera goes on; no event is applied twice.
     `game_number` counts the new games the phone started, so that one with the same heroes
     is still a new game; `deck` is the registered deck's name and whether it reads the
-    cards (None: no deck)."""
+    cards (None: no deck); `fixes` what a person may put in place of each view's events
+    (`LiveTracker.fixes`)."""
 
     game: Game
     camera: str  # ok, lost, frozen, covered, moved
     questions: list[Question]
     game_number: int
     deck: dict | None = None
+    fixes: tuple[Fixes, ...] = ()
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A person's fix of the camera's event `index`, as the server saw it: applied only if
+    the log's event there is still `expected` (the camera may have changed it meanwhile).
+    Either `events` in place of the view's, or the play's `card` named by hand (with its
+    `target` and `choice`, if given; else the camera's, where the card takes them)."""
+
+    index: int
+    expected: Event
+    events: tuple[Event, ...] = ()
+    card: str | None = None
+    target: str | list[str] | None = None
+    choice: int | None = None
 
 
 Subscriber = Callable[[CameraUpdate], None]
@@ -96,7 +114,8 @@ class CameraFeed:
         self.jpeg: bytes | None = None  # the latest annotated frame
         self.frame = 0  # frames looked at
         self._shown = 0.0  # when the stream's frame was made
-        self._inputs: list[Event | tuple[int, int]] = []
+        self._inputs: list[Event | tuple[int, int] | Fix] = []
+        self._fixing = False  # a fix waits to be applied: another is refused meanwhile
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
@@ -118,6 +137,16 @@ class CameraFeed:
         """A person's answer to one of the tracker's choices, applied before the next frame."""
         with self._lock:
             self._inputs.append((choice, option))
+
+    def fix(self, fix: Fix) -> bool:
+        """A person's fix of a camera event, applied before the next frame; False (nothing
+        queued) while the last one waits, so that each is made on the log it was meant for."""
+        with self._lock:
+            if self._fixing:
+                return False
+            self._fixing = True
+            self._inputs.append(fix)
+        return True
 
     # --- the loop ----------------------------------------------------------------------------
     def _run(self) -> None:
@@ -233,7 +262,7 @@ class CameraFeed:
         deck = None if self.deck is None else {"name": self.deck.name,
                                                "in_use": self.deck_in_use}
         update = CameraUpdate(self.tracker.game.copy(), self.status, self.tracker.questions(),
-                              self.games, deck)
+                              self.games, deck, tuple(self.tracker.fixes()))
         try:
             self.subscriber(update)
         except Exception as error:  # the server is stopping, or refused: the next change
@@ -247,7 +276,9 @@ class CameraFeed:
             inputs, self._inputs = self._inputs, []
         for item in inputs:
             try:
-                if isinstance(item, tuple):
+                if isinstance(item, Fix):
+                    self._apply_fix(item)
+                elif isinstance(item, tuple):
                     choice = next((c for c in self.tracker.choices if c.id == item[0]), None)
                     if choice is not None and item[1] < len(choice.options):
                         self.tracker.answer(choice, item[1])
@@ -260,6 +291,22 @@ class CameraFeed:
             except EngineError as error:  # checked before it came; never stop the camera
                 print(f"hearthtop-companion: warning: {error}", file=sys.stderr)
         return bool(inputs)
+
+    def _apply_fix(self, fix: Fix) -> None:
+        """A fix, if the event it was made for is still where it was; else it is dropped
+        (the camera explained that view again meanwhile), with a line saying so."""
+        try:
+            events = self.tracker.events
+            if fix.index >= len(events) or events[fix.index] != fix.expected:
+                print(f"hearthtop-companion: warning: the fix of event {fix.index} was "
+                      "dropped: the camera changed that event meanwhile", file=sys.stderr)
+            elif fix.card is not None:
+                self.tracker.name_card(fix.index, fix.card, fix.target, fix.choice)
+            else:
+                self.tracker.fix(fix.index, list(fix.events))
+        finally:
+            with self._lock:
+                self._fixing = False
 
 
 def _annotated(frame: np.ndarray, obs) -> bytes:

@@ -30,7 +30,7 @@ from .stabilize import HERO, Sighting, Stabilizer
 if TYPE_CHECKING:
     from vision.pipeline import Recognizer
 
-DECIDE_FRAMES = 15  # still frames after which a view left waiting is decided as it is
+DECIDE_FRAMES = 15  # still frames after which provisional events are final
 SAMPLE_PX = 8  # frame px between the pixels compared to tell a frozen or dark picture
 FROZEN_FRAMES = 8  # the same picture this many times running: the camera has stalled
 DARK_LEVEL = 24.0  # a mean grey under this: nothing of the table shows
@@ -38,6 +38,7 @@ MISSING_FRAMES = 8  # frames missing in a row that make a blind spell
 HIDDEN_SHARE, HIDDEN_FRAMES = 0.4, 8  # this share of the cards unseen this long: covered
 HERO_PX_MM = 2.0  # the hero zone's picture, px a table mm
 HERO_MARGIN_MM = 10.0  # around the zone: a card turned on its corner reaches past it
+UNSETTLED = ("moved", "covered")  # the camera's conditions in which no table is flushed
 
 
 def sightings(obs: Observation, to_table, layout: Layout) -> list[Sighting]:
@@ -158,7 +159,7 @@ class TableReader:
         if change is not None:
             self.tracker.seen(change.view, change.hints)
             return True
-        if self.tracker.waiting and self.stabilizer.still_for >= DECIDE_FRAMES:
+        if self.tracker.provisional and self.stabilizer.still_for >= DECIDE_FRAMES:
             return self.settle()  # no better view is coming: the table stays as it is
         return False
 
@@ -170,7 +171,7 @@ class TableReader:
         if change is not None:
             self.tracker.seen(change.view, change.hints, now=True)
             return True
-        if self.tracker.waiting:
+        if self.tracker.provisional:
             self.tracker.seen(self.stabilizer.view, now=True)
             return True
         return False
@@ -201,8 +202,10 @@ class TableReader:
 
     def phone(self, index: int, event: Event) -> None:
         """An input from the phone at frame `index`: what the table shows is explained
-        first, as it lies (an end of turn closes what happened in the turn)."""
-        self.settle(index)
+        first, as it lies (an end of turn closes what happened in the turn); but not a
+        picture the camera does not see the table in as it was (just knocked, covered):
+        its cards are settling into their places again, and some would seem gone."""
+        self.settle(None if self.status in UNSETTLED else index)
         self.tracker.phone(event)
 
     def read(self, frames: Iterable[tuple[int, np.ndarray | tuple | None]],

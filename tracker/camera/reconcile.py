@@ -59,6 +59,9 @@ UNUSED_SHOWN = 2.0  # a card seen shown (a spell cast) that no event plays
 DEPTH_TWO_KEEP = 6  # sequences kept to try one event more after (the beam's width)
 BLIND_DEPTH = 4  # events the camera may have missed while it saw nothing
 DISCARD_TOGETHER = 3  # the pile's top cards whose order the camera may see mixed
+RUNNERS_UP = 4  # the next nearest explanations kept for a person's fix …
+RUNNERS_UP_SCAN = 60  # … looked for among this many
+ACCUSE_GAP = 2 * MARKER_MISS  # a rule break is flagged when no legal story comes this near
 
 
 @dataclass
@@ -74,6 +77,11 @@ class Explanation:
     # happened), and its distance
     legal: list[Event] = field(default_factory=list)
     legal_distance: float = 0.0
+    accused: bool = False  # the rule break is what the camera saw (`accuses`)
+    # the next nearest explanations that leave another game: what a person may pick instead
+    runners_up: list[list[Event]] = field(default_factory=list)
+    view: TableView | None = None  # what it explains, to explain again after a person's fix
+    hints: Hints = NO_HINTS
 
     @property
     def explained(self) -> bool:
@@ -84,6 +92,12 @@ class Explanation:
     @property
     def ambiguous(self) -> bool:
         return bool(self.alternatives)
+
+    @property
+    def seen_distance(self) -> float:
+        """How far the view is from what the events leave, their rule breaks and number
+        aside."""
+        return self.distance - ILLEGAL * self.illegal - _extra(self.events)
 
 
 # --- how far two views are ------------------------------------------------------------------
@@ -174,10 +188,7 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
     found: list[Event] = []
     expected = expected_view(game)
     known = expected.face_up()
-    # face up and not where the game has it; a card of the pile showing on top is the pile
-    # read badly, not a card played again
-    new = [card for card in seen.face_up() if card not in known
-           and not (card == seen.discard_top and card in expected.discard)]
+    new = _new_cards(seen, expected)
     shown = [card for card in hints.revealed if card not in known]
     for card in dict.fromkeys([*new, *shown]):
         owners = [player, other(player)] if card != JOKER else [player]
@@ -200,6 +211,16 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
     return found
 
 
+def _new_cards(seen: TableView, expected: TableView) -> list[str]:
+    """Cards face up where the game does not have them: from a hand, or picked up from
+    the discard pile's top and played again. A card showing on the pile is not one: a
+    card of the pile on top is the pile read badly, and a card the game has in play that
+    shows there left play (a death, explained by what killed it)."""
+    known = expected.face_up()
+    return [card for card, place in seen.face_up().items() if known.get(card) != place
+            and not (place == "discard" and (card in known or card in expected.discard))]
+
+
 def _turns_over(power: Ability) -> bool:
     """The hero power turns cards over from the deck (Totemic Call)."""
     return any(effect.word == "totemic_call" for _, effects in power.effect_lists()
@@ -207,12 +228,15 @@ def _turns_over(power: Ability) -> bool:
 
 
 def _turned_over(game: Game, hints: Hints, new: list[str]) -> list[list[str]]:
-    """What the hero power may have turned over from the deck: the cards seen shown that
-    may lie there, then the new face-up ones (the totem); or the new ones alone, since a
-    card shown may have been another move's (a spell on its way to the pile)."""
-    deck = [c for c in hints.revealed if game.table.where(c) in (None, "deck")]
-    ways = [list(dict.fromkeys([*deck, *new])), new]
-    return [way for k, way in enumerate(ways) if way and way not in ways[:k]]
+    """What Totemic Call may have turned over: the cards seen shown that may lie in the
+    deck, then the totem, which stays face up in play (a new card, not one shown); or each
+    new card alone, since a card shown may have been another move's (a spell on its way to
+    the pile)."""
+    shown = [c for c in hints.revealed if game.table.where(c) in (None, "deck")]
+    ways = [[*shown, card] for card in new if card not in shown]
+    ways += [shown] if shown else []
+    ways += [[card] for card in new]
+    return [way for k, way in enumerate(ways) if way not in ways[:k]]
 
 
 def _slid(game: Game, hints: Hints) -> list[str]:
@@ -356,8 +380,15 @@ def explain(game: Game, seen: TableView, hints: Hints = NO_HINTS, *, depth: int 
             seed: int = 0) -> Explanation:
     """The events, at most `depth` of them, whose predicted view is nearest to `seen`: one
     event, then, while none explains the view, the nearest few sequences one event longer
-    (a beam: after a blind spell the camera may have missed several)."""
-    rng = random.Random(seed)
+    (a beam: after a blind spell the camera may have missed several). It keeps the view
+    and hints it explains."""
+    found = _explain(game, seen, hints, depth, random.Random(seed))
+    found.view, found.hints = seen, hints
+    return found
+
+
+def _explain(game: Game, seen: TableView, hints: Hints, depth: int,
+             rng: random.Random) -> Explanation:
     still = view_distance(expected_view(game), seen) + _hints_unused(game, [], hints)
     scored: list[tuple[float, list[Event], Game]] = []
     beam: list[tuple[float, list[Event], Game]] = [(still, [], game)]
@@ -388,18 +419,32 @@ def explain(game: Game, seen: TableView, hints: Hints = NO_HINTS, *, depth: int 
     if best - ILLEGAL * illegal > still - NOISE and not _slid(game, hints):
         return Explanation([], still)
     outcome = ahead.state().model_dump(exclude={"alerts"})
-    alternatives, outcomes = [], [outcome]
-    for distance, other_events, other_game in scored[1:]:
-        if distance > best:
+    alternatives, runners_up, outcomes = [], [], [outcome]
+    for distance, other_events, other_game in scored[1:RUNNERS_UP_SCAN]:
+        if distance > best and len(runners_up) == RUNNERS_UP:
             break
         other_outcome = other_game.state().model_dump(exclude={"alerts"})
         if other_outcome not in outcomes:
             outcomes.append(other_outcome)
-            alternatives.append(other_events)
-    found = Explanation(events, best, alternatives, illegal)
+            (alternatives if distance <= best else runners_up).append(other_events)
+    found = Explanation(events, best, alternatives, illegal, runners_up=runners_up)
     if illegal:
         found.legal, found.legal_distance = _nearest_legal(game, scored, still)
+        found.accused = accuses(game, found, hints)
     return found
+
+
+def accuses(game: Game, found: Explanation, hints: Hints) -> bool:
+    """Whether the camera saw a rule broken, rather than misread a legal play (a card read
+    as another, a marker miscounted, an event missed before): the view is as the illegal
+    events leave it, within a camera's noise, and no legal explanation comes near; or an
+    attack the camera saw slide (an attack on a hero leaves nothing else on the table)."""
+    if found.seen_distance > NOISE:
+        return False
+    slid = set(_slid(game, hints))
+    if any(isinstance(e, Attack) and e.attacker in slid for e in found.events):
+        return True
+    return found.legal_distance - found.seen_distance >= ACCUSE_GAP
 
 
 def _nearest_legal(game: Game, scored: list[tuple[float, list[Event], Game]],

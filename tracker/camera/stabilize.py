@@ -442,6 +442,24 @@ def _tucked_spell(trail: Trail, mine: list[Trail], player: str) -> bool:
         for t in mine)
 
 
+def _buff_markers(mine: list[Trail], hosts: list[Trail], player: str) -> dict[int, Trail]:
+    """Upright cards just under a better-seen minion card, peeking out towards its owner:
+    +1/+1 markers, face down (a buff spell peeks out the other way, docs/table.md), whatever
+    the recogniser made of the strip they show (nothing, or a guess at a face it cannot
+    see, which would make a minion of it); by the id of each, the minion it lies under."""
+    towards = 1.0 if player == "p1" else -1.0  # p1 sits at the far end of y
+    found: dict[int, Trail] = {}
+    for t in mine:
+        if not t.zone.endswith(".minions") or t.sideways or _face_down(t) or t.card == HERO:
+            continue
+        under = [h for h in hosts if h is not t and (t.y - h.y) * towards > 0
+                 and SPELL_MIN_MM < math.dist((t.x, t.y), (h.x, h.y)) < MARKER_REACH_MM
+                 and sum(h.votes.values()) > sum(t.votes.values())]
+        if under:
+            found[id(t)] = min(under, key=lambda h: math.dist((t.x, t.y), (h.x, h.y)))
+    return found
+
+
 def _spells_under(player: str, mine: list[Trail], placed: list[tuple[Trail, dict]]) -> None:
     """A face-up card tucked under a minion is a spell that buffs it. It shows a strip
     beyond the minion towards the opponent, often without its index: the recogniser names
@@ -491,14 +509,19 @@ def build_view(trails: list[Trail], laid: dict[str, int] | None = None) -> Table
         mine = [t for t in trails if (t.zone or "").startswith(player + ".")]
         minions: list[tuple[float, dict]] = []
         placed: list[tuple[Trail, dict]] = []
-        for t in mine:
-            zone = t.zone.split(".", 1)[1]
-            if zone in ("minions", "attack", "totems") and t.face_up and not t.sideways \
-                    and named.get(t.card) is t and not _tucked_spell(t, mine, player):
+        hosts = [t for t in mine if t.zone.split(".", 1)[1] in ("minions", "attack", "totems")
+                 and t.face_up and not t.sideways and named.get(t.card) is t
+                 and not _tucked_spell(t, mine, player)]
+        buffs = _buff_markers(mine, hosts, player)
+        for t in hosts:
+            if id(t) not in buffs:
                 minions.append((t.x, {"card": t.card, "damage": 0, "buffs": 0, "spells": [],
-                                      "attacking": zone == "attack"}))
+                                      "attacking": t.zone.endswith(".attack")}))
                 placed.append((t, minions[-1][1]))
-        _spells_under(player, mine, placed)
+        for host in buffs.values():
+            for trail, view in placed:
+                view["buffs"] += trail is host
+        _spells_under(player, [t for t in mine if id(t) not in buffs], placed)
         minions += _unnamed_minions(player, mine, placed)
         cards = list(minions)
         stacks: list[float] = []

@@ -22,7 +22,8 @@ Hero health, mana and the hands are never on the table: they are computed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 
 from tracker.rules.cards import PLAYERS
 
@@ -112,3 +113,18 @@ def expected_view(game) -> TableView:
             durability=len(weapon.durability) if weapon else 0, armor=len(side.armor),
             secrets=len(side.secrets), power_used=side.hero_power_used)
     return TableView(sides=sides, deck=len(table.deck), discard=tuple(table.discard))
+
+
+def renamed(view: TableView, hints: Hints, names: Mapping[str, str]) -> tuple[TableView, Hints]:
+    """The view and hints with each card the camera reads as a key of `names` named as its
+    value: a card the players named by hand that the recogniser keeps misreading."""
+    def name(card: str | None) -> str | None:
+        return names.get(card, card) if card else card
+
+    sides = {player: replace(side, weapon=name(side.weapon), minions=tuple(
+        replace(m, id=name(m.id) if m.card else m.id, card=name(m.card),
+                spells=tuple(name(c) for c in m.spells)) for m in side.minions))
+        for player, side in view.sides.items()}
+    return (replace(view, sides=sides, discard=tuple(name(c) for c in view.discard)),
+            Hints(attackers=tuple(name(a) for a in hints.attackers),
+                  revealed=tuple(name(c) for c in hints.revealed)))

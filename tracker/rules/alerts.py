@@ -1,7 +1,9 @@
 """Alerts: what the engine says about an event that breaks a rule or disagrees with the table.
 
 Codes are stable (the phone, the overlay and other tools key on them); messages are for
-players. `illegal` means a rule was broken; `warning` means the table and the rules disagree.
+players. `illegal` means a rule was broken; `warning` means the table and the rules disagree;
+`unsure` is a rule break the camera read and no person confirmed (an `unsure` event): it is
+asked, not flagged, since a misread card looks just like a broken rule.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 ILLEGAL = "illegal"
 WARNING = "warning"
+UNSURE = "unsure"
 
 CODES: dict[str, tuple[str, str]] = {
     # code: (severity, what it means)
@@ -51,11 +54,15 @@ class Alert(BaseModel):
 
     model_config = ConfigDict(frozen=True)
     code: str
-    severity: Literal["illegal", "warning"]
+    severity: Literal["illegal", "warning", "unsure"]
     event: int
     message: str
 
 
-def make_alert(code: str, event: int, message: str) -> Alert:
+def make_alert(code: str, event: int, message: str, *, unsure: bool = False) -> Alert:
+    """The alert `code` raised by event number `event`; an `unsure` event's rule break is
+    asked about rather than flagged."""
     severity, _ = CODES[code]
+    if unsure and severity == ILLEGAL:
+        severity = UNSURE
     return Alert(code=code, severity=severity, event=event, message=message)

@@ -173,10 +173,11 @@ class Game:
                                                    f"{event_words(event)} ignored")]
         check = CHECKS.get(event.type)
         found = check(self, event) if check else []
-        return [make_alert(code, index, message) for code, message in found]
+        return [make_alert(code, index, message, unsure=bool(event.unsure))
+                for code, message in found]
 
     def is_legal(self, event: Event) -> bool:
-        return not any(a.severity == "illegal" for a in self.check(event))
+        return not any(a.severity != "warning" for a in self.check(event))
 
     def legal_moves(self, rng: random.Random | None = None) -> list[Event]:
         """Every event the active player may make now without breaking a rule (split damage
@@ -244,8 +245,7 @@ class Game:
         player = self.active
         side = self.sides[player]
         self._fire("on_end_of_turn", player)
-        while len(side.hand) > MAX_HAND:
-            self.table.discard.append(side.hand.pop())
+        self._discard_down(player, event.discarded or [])
         for minion in (m for s in self.sides.values() for m in s.minions):
             minion.temp_attack = 0
         side.temp_attack = 0
@@ -258,6 +258,21 @@ class Game:
             self._end_by_health()
             return
         self._upkeep(other(player))
+
+    def _discard_down(self, player: str, seen: list[str]) -> None:
+        """Cleanup: a hand over ten discards the cards drawn last (rulings 8), but for the
+        cards seen going to the pile (the last on top), which come out of the hand as a
+        played card does. A name that cannot be a hand's card (in play, on the pile)
+        names nothing."""
+        side = self.sides[player]
+        extra = max(0, len(side.hand) - MAX_HAND)
+        named = [card for card in dict.fromkeys(seen[max(0, len(seen) - extra):])
+                 if not (self.table.where(card) or "").startswith(("play:", "discard"))]
+        for card in named:
+            self._take_from_hand(player, card)
+        while len(side.hand) > MAX_HAND:
+            self.table.discard.append(side.hand.pop())
+        self.table.discard.extend(named)
 
     def _end_by_health(self) -> None:
         h1, h2 = self.sides["p1"].health, self.sides["p2"].health

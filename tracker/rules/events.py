@@ -47,7 +47,8 @@ _SHOWN = 40  # characters of a refused value an error message repeats
 
 # What the server or the camera may set on an event after it was validated (a `source`, a
 # `confidence`): a line that fits with them room left still fits once they are written
-_ADDED_LATER = {"source": len(',"source":"camera"'), "confidence": len(',"confidence":') + 24}
+_ADDED_LATER = {"source": len(',"source":"camera"'), "confidence": len(',"confidence":') + 24,
+                "unsure": len(',"unsure":true')}
 
 
 class LogError(ValueError):
@@ -99,6 +100,9 @@ class _Event(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     source: Source | None = None
     confidence: float | None = Field(default=None, ge=0.0, le=1.0, strict=True)
+    # the camera's reading of a play that would break a rule, not confirmed by a person:
+    # its rule breaks are `unsure` alerts (asked on the phone), not `illegal` ones
+    unsure: bool | None = Field(default=None, strict=True)
 
     def to_json(self) -> str:
         return self.model_dump_json(exclude_none=True)
@@ -241,6 +245,20 @@ class SecretRevealed(_Targeted):
 
 class EndTurn(_Event):
     type: Literal["end_turn"] = "end_turn"
+    # the cards the cleanup discarded down to ten, as the camera saw them reach the pile
+    # (the last on top); unnamed, they are the cards drawn last
+    discarded: list[str] | None = None
+
+    @field_validator("discarded")
+    @classmethod
+    def _discarded(cls, cards: list[str] | None) -> list[str] | None:
+        if cards is not None:
+            if len(cards) > MAX_REVEALED + 1:
+                raise ValueError(f"{len(cards):,} cards discarded, more than there are (at "
+                                 f"most {MAX_REVEALED + 1})")
+            for card in cards:
+                _check_card(card)
+        return cards
 
 
 class Concede(_Event):

@@ -31,7 +31,8 @@ function render(state) {
 
 function showAlert(state) {
   const box = $("last-alert");
-  const alert = state.alerts[state.alerts.length - 1];
+  // the camera's doubts are for the players' phones, not the stream
+  const alert = state.alerts.filter((a) => a.severity !== "unsure").at(-1);
   const key = alert ? `${state.game}:${alert.event}:${alert.code}` : null;
   if (key === lastAlertKey) return;
   const first = lastAlertKey === undefined;

@@ -27,6 +27,7 @@ const app = {
   mode: null, // a target being picked: see pickTargets()
   busy: false,
   seenAlerts: null, // game id and alert count last shown, so that only new ones toast
+  fixing: null, // the camera event whose fix sheet is open: { index, line }
 };
 
 // --- the token: from the address once, then kept on this phone -------------------------------
@@ -183,6 +184,12 @@ function acceptState(state, { fresh = false, fromWrite = false } = {}) {
     if (!fromWrite) cancelMode("The table changed; start the action again.");
   }
   toastNewAlerts(old, state);
+  const fixed = app.fixing && lineAt(state, app.fixing.index);
+  if (app.fixing && fixed !== null && fixed !== app.fixing.line) {
+    // the camera explained that view again: the options shown are for what it was
+    closeSheet();
+    toast("The camera changed that event; tap it again to fix it.", "info");
+  }
   refreshMoves(); // first: it puts the last position's moves away before drawing
   render();
 }
@@ -296,15 +303,22 @@ function renderAlerts(state) {
     h("span", { class: "alert-event" }, `event ${alert.event}`))));
 }
 
+// The last events, newest first; with the token, each the camera read can be tapped to fix.
 function renderRecent(state) {
   const list = $("recent");
-  const lines = recentLines(state).reverse();
-  const key = lines.map((l) => l.text).join("\n") + state.events;
+  const where = state.recent_events || [];
+  const lines = recentLines(state).map((line, k) => ({ ...line, ...where[k] })).reverse();
+  const key = JSON.stringify([lines, state.events, canWrite()]);
   if (list.dataset.key === key) return;
   list.dataset.key = key;
-  list.replaceChildren(...lines.map((line) => h("li", {},
+  list.replaceChildren(...lines.map((line) => {
+    const fixable = line.camera && canWrite();
+    return h("li", fixable ? { class: "fixable", testid: `recent-${line.index}`, role: "button",
+      tabindex: "0", onclick: () => openFix(line.index) } : {},
     line.turn !== null ? h("span", { class: "recent-turn" }, `T${line.turn}`) : null,
-    line.text)));
+    h("span", { class: "recent-text" }, line.text),
+    fixable ? h("span", { class: "fix-chip" }, "Fix") : null);
+  }));
 }
 
 function renderQuestions(state) {
@@ -322,7 +336,86 @@ function renderQuestions(state) {
       testid: `answer-${question.id}-${index}`,
       disabled: !canWrite(),
       onclick: () => write(`/api/questions/${question.id}`, { option: index }).catch(() => {}),
-    }, option.label, index === question.default ? h("small", {}, " likely") : null))))));
+    }, prettify(state, option.label),
+    index === question.default ? h("small", {}, " likely") : null))))));
+}
+
+// --- fixing what the camera read -------------------------------------------------------------
+//
+// Any event the camera read may be put right: one of the other ways its view could have come
+// about, "nothing happened", or (for a play) the card named by hand. The fix goes to the
+// camera's tracker, which rewrites the log from there; the state follows over the socket.
+
+async function openFix(index) {
+  let offer;
+  try {
+    offer = await api("GET", `/api/events/${index}/fixes`);
+  } catch (error) {
+    toast(error.message, "error", "Cannot fix");
+    return;
+  }
+  const state = app.state;
+  if (lineAt(state, index) === undefined) return; // gone while the server answered
+  const nothing = offer.options.findIndex((o) => o.events.length === 0);
+  const option = (o, k) => h("button", {
+    class: `btn big fix-option ${o.chosen ? "current" : ""} ${k === nothing ? "nothing" : ""}`,
+    testid: `fix-option-${k}`,
+    onclick: () => (o.chosen ? closeSheet() : sendFix(index, { option: k })),
+  }, h("span", {}, ...optionWords(prettify(state, o.label)),
+    o.chosen ? h("small", { class: "now" }, "in the score now") : null));
+  openSheet([
+    sheetHead("What really happened?", "fix"),
+    h("p", { class: "sheet-text" }, "The camera read: ",
+      h("b", { testid: "fix-now" }, prettify(state, offer.now))),
+    h("div", { class: "fix-options", testid: "fix-options" },
+      offer.options.map((o, k) => (k === nothing ? null : option(o, k)))),
+    offer.name_card ? h("button", { class: "btn big fix-name", testid: "fix-name-card",
+      onclick: () => nameCard(index, offer) },
+    h("span", {}, h("b", {}, "Name the card"), h("small", {}, "the camera misread it"))) : null,
+    nothing >= 0 ? option(offer.options[nothing], nothing) : null,
+  ], "fix-sheet");
+  app.fixing = { index, line: lineAt(state, index) };
+}
+
+// The history's line for event `index`; null once it has left the history, undefined when
+// the log no longer has it.
+function lineAt(state, index) {
+  if (index >= state.events) return undefined;
+  const at = (state.recent_events || []).findIndex((e) => e.index === index);
+  return at < 0 ? null : state.recent[at];
+}
+
+// An option's words: what happened in bold, the rules it breaks on a quieter line below.
+function optionWords(label) {
+  const mark = " (against the rules: ";
+  const said = [];
+  const broken = [];
+  for (const part of label.split("; ")) { // each event: "WHAT (against the rules: WHY)"
+    const at = part.indexOf(mark);
+    said.push(at < 0 ? part : part.slice(0, at));
+    if (at >= 0) broken.push(part.slice(at + mark.length).replace(/\)$/, ""));
+  }
+  return [h("b", {}, said.join("; ")),
+    broken.length ? h("small", { class: "why" }, `against the rules: ${broken.join("; ")}`)
+      : null];
+}
+
+// The picker, for the card the camera misread: the rank, then the suit.
+function nameCard(index, offer) {
+  const read = offer.options.find((o) => o.chosen)?.events.find((e) => e.type === "play");
+  picker.player = read?.player || app.state.active;
+  picker.rank = null;
+  picker.purpose = "name";
+  picker.fix = { index, read: read?.card };
+  drawPicker();
+}
+
+async function sendFix(index, body) {
+  closeSheet();
+  try {
+    await write(`/api/events/${index}/fix`, body);
+    toast("Sent to the camera: the score follows in a moment.", "info");
+  } catch { /* toasted */ }
 }
 
 // --- the action bar --------------------------------------------------------------------------
@@ -529,7 +622,7 @@ function idleTap(id) {
 
 // --- playing a card --------------------------------------------------------------------------
 
-const picker = { player: null, rank: null, infos: {} };
+const picker = { player: null, rank: null, infos: {}, purpose: "play", fix: null };
 const COSTS = { J: 1, Q: 2, K: 3, A: 4, Coin: 0, 6: 1, 7: 2, 8: 3, 9: 4, 10: 5 };
 
 function rankCost(rank) {
@@ -552,42 +645,49 @@ function drawPicker() {
   const known = purpose === "play" && picker.player === app.moves?.player;
   const rankLegal = (rank) => rank === "Coin" ? legalCards.has("JK")
     : SUITS.some((s) => legalCards.has(rank + s));
+  const naming = purpose === "name"; // the card the camera misread: its play stays as it was
   const who = h("div", { class: "picker-who" },
     purpose === "secret" ? "Secret revealed by" : "Played by",
     PLAYERS.map((player) => h("button", {
       class: `btn seg ${picker.player === player ? "on" : ""}`,
       testid: `picker-player-${player}`,
-      disabled: player !== picker.player && !app.any && purpose === "play",
+      disabled: player !== picker.player && (naming || (!app.any && purpose === "play")),
       onclick: () => { picker.player = player; picker.rank = null; drawPicker(); },
     }, playerName(state, player))));
   const ranks = h("div", { class: "ranks", testid: "ranks" },
-    [...RANKS, ...(purpose === "play" ? ["Coin"] : [])].map((rank) => h("button", {
+    [...RANKS, ...(purpose !== "secret" ? ["Coin"] : [])].map((rank) => h("button", {
       class: `btn rank ${picker.rank === rank ? "on" : ""} ${
         known && !rankLegal(rank) ? "not-legal" : ""}`,
       testid: `rank-${rank}`,
       onclick: () => pickRank(rank),
     }, rank === "Coin" ? h("span", { class: "coin" }, "Coin") : rank,
     h("small", { class: "rank-cost" }, String(rankCost(rank))))));
-  const body = [
-    sheetHead(purpose === "secret" ? "Which secret was revealed?" : "Which card?", "picker"),
-    who, ranks,
-  ];
+  const title = { secret: "Which secret was revealed?", name: "Which card was it?" };
+  const body = [sheetHead(title[purpose] || "Which card?", "picker"), who, ranks];
+  if (naming) {
+    body.splice(1, 0, h("p", { class: "sheet-text" }, "The camera read ",
+      h("b", {}, cardText(picker.fix.read)), ". Tap the card that was really played: the "
+      + "camera takes it for that card from now on."));
+  }
   if (picker.rank && picker.rank !== "Coin") {
     body.push(h("div", { class: "suits", testid: "suits" }, SUITS.map((suit) => {
       const card = picker.rank + suit;
       const info = picker.infos[`${picker.player}:${card}`];
       const legal = info ? info.options.some((o) => o.legal) : null;
+      const misread = naming && card === picker.fix.read;
       return h("button", {
-        class: `btn suit-btn ${known && !legalCards.has(card) ? "not-legal" : ""}`,
+        class: `btn suit-btn ${(known && !legalCards.has(card)) || misread ? "not-legal" : ""}`,
         testid: `suit-${suit}`,
         onclick: () => pickCard(card),
       }, h("span", { class: `suit-big suit-${suit}` }, SUIT[suit]),
       h("span", { class: "suit-info" },
         h("b", {}, info ? info.name || cardText(card) : "…"),
         h("small", {}, info ? `${info.cost} mana · ${info.kind}` : ""),
-        info?.place ? h("small", { class: "place" }, placeWords(info.place))
-          : info && purpose === "play" && !legal
-            ? h("small", { class: "why" }, shortWhy(info)) : null));
+        misread ? h("small", { class: "place" }, "what the camera read")
+          : naming ? null // where a card lies now says nothing of where it lay then
+            : info?.place ? h("small", { class: "place" }, placeWords(info.place))
+              : info && purpose === "play" && !legal
+                ? h("small", { class: "why" }, shortWhy(info)) : null));
     })));
   }
   if (purpose === "play") {
@@ -633,6 +733,10 @@ async function pickRank(rank) {
 }
 
 async function pickCard(card) {
+  if (picker.purpose === "name") {
+    sendFix(picker.fix.index, { card });
+    return;
+  }
   const player = picker.player;
   const key = `${player}:${card}`;
   let info = picker.infos[key];
@@ -1086,6 +1190,7 @@ function openSheet(children, cls, onDismiss) {
 }
 
 function closeSheet() {
+  app.fixing = null;
   $("sheet-layer").hidden = true;
   $("sheet").replaceChildren();
   sheetClosed = null;

@@ -526,5 +526,6 @@ export function renderSides(slots, state) {
 }
 
 export function alertLabel(alert) {
-  return alert.severity === "illegal" ? "Illegal" : "Check the table";
+  // unsure: a rule break the camera may have misread, asked on the phone rather than flagged
+  return { illegal: "Illegal", unsure: "Camera unsure" }[alert.severity] || "Check the table";
 }

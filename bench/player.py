@@ -1,0 +1,160 @@
+"""A scripted player for the tracker benchmark: it watches the phone while the game is read,
+and uses only what the phone offers to make the score right.
+
+- A question whose likeliest answer (the one in the score) is wrong is answered with the
+  true one: one tap. One already right is left alone: a question never blocks play.
+- A camera event that did not happen as logged, once it has been on the phone for
+  `PATIENCE_S`, is fixed with the choices the phone's history offers (`LiveTracker.fixes`):
+  the view's option that matches what happened (two taps: the event, the option), else the
+  card named by hand for a misread play (four: the event, "name the card", rank, suit),
+  else "nothing happened" (two).
+
+What happened is the game's truth, as the players at the table know it; the player is never
+shown anything the page does not show.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+
+from simulator.game_views import event_key
+from tracker.camera.live import LiveTracker, fix_options
+from tracker.rules.events import Event, Play
+
+SEEN = ("play", "attack", "hero_power", "secret_revealed")  # what the camera reports
+PATIENCE_S = 5.0  # a wrong event is fixed once it has been on the phone this long
+LINGER_S = 10.0  # a wrong event on the phone longer than this is counted
+ANSWER_TAPS, FIX_TAPS, NAME_TAPS = 1, 2, 4
+MAX_FIXES = 12  # a game's fixes at most: a player gives up long before
+
+
+@dataclass
+class ScriptedPlayer:
+    truth: list[Event]  # the game as played
+    fps: float
+    taps: int = 0
+    fixes: int = 0
+    lingered: int = 0  # wrong events that stayed on the phone over LINGER_S
+    _wrong_since: dict[tuple[str, int], int] = field(default_factory=dict)
+    _counted: set[tuple[str, int]] = field(default_factory=set)
+
+    def look(self, frame: int, tracker: LiveTracker, *, final: bool = False) -> None:
+        """The phone as it is at `frame` (`final`: the game is over and the players look
+        at it one last time, as long as it takes)."""
+        self._answer(tracker)
+        tried: set[int] = set()
+        while self.fixes < MAX_FIXES:
+            wrong = self._wrong(frame, tracker)
+            due = [i for i, since in wrong if i not in tried
+                   and (final or frame - since >= PATIENCE_S * self.fps)]
+            if not due:
+                return
+            tried.add(due[0])
+            if self._fix(due[0], tracker):
+                tried = set()  # the log changed: indices moved
+
+    # --- what happened, and what the phone says -------------------------------------------
+    def _happened(self, tracker: LiveTracker) -> list[str]:
+        """What the players did in the turns the phone has begun: they know their turn's
+        plays before the camera sees them, and in no fixed order."""
+        turns = sum(e.type == "end_turn" for e in tracker.events)
+        happened = []
+        for event in self.truth:
+            if event.type == "end_turn":
+                turns -= 1
+                if turns < 0:
+                    break
+            elif event.type in SEEN:
+                happened.append(event_key(event))
+        return happened
+
+    def _logged(self, tracker: LiveTracker) -> list[tuple[int, str]]:
+        return [(i, event_key(e)) for i, e in enumerate(tracker.events) if e.type in SEEN]
+
+    def _unmatched(self, tracker: LiveTracker) -> tuple[list[int], Counter]:
+        """The log's events that match nothing that happened (their indices: the latest of
+        a kind the log has more of than happened), and what happened that the log does not
+        have. Counted, not aligned: the order of a turn's events is not what players check."""
+        happened, logged = Counter(self._happened(tracker)), self._logged(tracker)
+        count: Counter = Counter(k for _, k in logged)
+        excess = count - happened
+        wrong = []
+        for index, key in reversed(logged):
+            if excess[key] > 0:
+                excess[key] -= 1
+                wrong.append(index)
+        return sorted(wrong), happened - count
+
+    def _wrong(self, frame: int, tracker: LiveTracker) -> list[tuple[int, int]]:
+        """The wrong events on the phone (log index, frame first seen there), oldest first;
+        those there longer than LINGER_S counted once."""
+        indices, _ = self._unmatched(tracker)
+        seen: Counter = Counter()
+        now = {}
+        for index in indices:
+            key = event_key(tracker.events[index])
+            seen[key] += 1
+            ident = (key, seen[key])
+            since = self._wrong_since.get(ident, frame)
+            now[ident] = since
+            if frame - since > LINGER_S * self.fps and ident not in self._counted:
+                self._counted.add(ident)
+                self.lingered += 1
+        self._wrong_since = now
+        return sorted(zip(indices, now.values(), strict=True), key=lambda pair: pair[1])
+
+    # --- taps -----------------------------------------------------------------------------
+    def _answer(self, tracker: LiveTracker) -> None:
+        """Each question whose answer in the score is wrong, answered with the option that
+        has what happened (events the log lacks, or keeps right)."""
+        wrong, missing = self._unmatched(tracker)
+        for choice in tracker.open_choices():
+            if not any(choice.covers(index) for index in wrong):
+                continue
+            keys = [Counter(event_key(e) for e in option) for option in choice.options]
+            right = missing + keys[choice.chosen]
+            true = [n for n, k in enumerate(keys) if n != choice.chosen and k and not k - right
+                    and k & missing]
+            if true:
+                tracker.answer(choice, true[0])
+                self.taps += ANSWER_TAPS
+                wrong, missing = self._unmatched(tracker)
+
+    def _fix(self, index: int, tracker: LiveTracker) -> bool:
+        """Fix the wrong event `index` as the phone's history offers; False if the phone
+        offers nothing that helps."""
+        _, missing = self._unmatched(tracker)
+        event = tracker.events[index]
+        options = fix_options(tracker.game, tracker.fixes(), index)
+        fits = [(sum((keys & missing).values()), n) for n, keys in
+                enumerate(Counter(event_key(e) for e in o) for o in options)
+                if keys and not keys - missing]
+        if fits:
+            tracker.fix(index, options[max(fits)[1]])
+            self.taps, self.fixes = self.taps + FIX_TAPS, self.fixes + 1
+            return True
+        named = self._named(event, missing)
+        if named is not None:
+            tracker.name_card(index, named.card, named.target, named.choice)
+            extra = (named.target is not None) + (named.choice is not None)  # a tap each
+            self.taps, self.fixes = self.taps + NAME_TAPS + extra, self.fixes + 1
+            return True
+        if any(json.loads(key)["type"] == event.type for key in missing):
+            return False  # what it was is not among the phone's choices: left as it is
+        tracker.fix(index, [])
+        self.taps, self.fixes = self.taps + FIX_TAPS, self.fixes + 1
+        return True
+
+    def _named(self, event: Event, missing: Counter) -> Play | None:
+        """What a misread play really was (card, target, choice): a play by the same
+        player that happened and is not in the log."""
+        if event.type != "play":
+            return None
+        for truth in self.truth:
+            if isinstance(truth, Play) and event_key(truth) in missing \
+                    and truth.player == event.player and truth.card != event.card:
+                return truth
+        return None
+
