@@ -101,7 +101,8 @@ def test_a_sure_guess_names_a_card_the_recogniser_would_not_and_a_stack_is_one_t
     marker = card("BACK", 505, 430, "p1.minions", sideways=True)
     view = run(Stabilizer(), [[top, unsure, *stack, minion, marker]] * 8)[0].view
     assert view.discard_top == "JK"
-    assert view.sides["p2"].minions == ()  # an unsure guess names nothing
+    # an unsure guess names nothing: a card face up alone in the row, unnamed
+    assert [m.card for m in view.sides["p2"].minions] == [UNNAMED]
     p1 = view.sides["p1"].minions
     assert [(m.card, m.damage) for m in p1] == [(None, 0), ("6H", 1)]
 
@@ -259,7 +260,8 @@ def test_a_weapon_half_hidden_by_its_markers_is_named_by_an_unsure_guess():
     view = run(Stabilizer(), [[axe, *markers]] * 8)[0].view
     assert (view.sides["p1"].weapon, view.sides["p1"].durability) == ("QC", 2)
     minion = Sighting("UNKNOWN", 0.6, 300, 420, "p1.minions", guess="6H")
-    assert run(Stabilizer(), [[minion]] * 8) == []
+    view = run(Stabilizer(), [[minion]] * 8)[0].view
+    assert [m.card for m in view.sides["p1"].minions] == [UNNAMED]  # a minion, unnamed
 
 
 def test_a_card_peeking_out_under_a_minion_towards_its_owner_is_a_buff_marker():
@@ -343,3 +345,14 @@ def test_a_spell_s_strip_read_as_a_minion_is_still_a_spell_under_the_minion():
     other = Sighting("UNKNOWN", 0.91, 195, 440, "p1.minions", guess="10S")  # towards p1
     view = run(Stabilizer(), [[laid, other]] * 8)[0].view
     assert "9S" in [m.card for m in view.sides["p1"].minions]
+
+
+def test_a_card_face_up_alone_in_the_minion_row_that_no_frame_names_is_an_unnamed_minion():
+    """A totem turned over is read only as an unsure guess: it is a minion all the same,
+    whose name the camera could not read. A strip beside a named minion is not one."""
+    totem = Sighting("UNKNOWN", 0.5, 449, 179, "p2.minions", guess="JS")
+    minion = card("2C", 704, 179, "p2.minions", 1.0)
+    strip = Sighting("UNKNOWN", 0.4, 704, 197, "p2.minions")  # under 2C, towards p1
+    view = run(Stabilizer(), [[totem, minion, strip]] * 8)[0].view
+    assert sorted((m.card, m.spells) for m in view.sides["p2"].minions) == \
+        [("2C", (UNNAMED,)), (UNNAMED, ())]

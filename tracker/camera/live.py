@@ -25,7 +25,7 @@ from tracker.rules.legality import characters
 from tracker.rules.narrate import describe_event
 
 from .questions import Option, Question
-from .reconcile import BLIND_DEPTH, Explanation, explain, may_hold
+from .reconcile import BLIND_DEPTH, Explanation, explain, may_hold, view_distance
 from .view import NO_HINTS, Hints, TableView, expected_view, renamed
 
 PHONE_EVENTS = ("new_game", "end_turn", "concede")
@@ -258,7 +258,10 @@ class LiveTracker:
     def _revise(self, view: TableView, hints: Hints, found: Explanation) -> bool:
         """A view the last explanation leaves unexplained may show that it was read from a
         move caught midway (the hero card turned before the marker was laid): explained
-        again from before it, with both views' hints, if that is nearer."""
+        again from before it, with both views' hints, if that is nearer. A view explained
+        only by breaking a rule is so only where the table changed and legal events explain
+        it whole: a rule broken plainly (the hero power used twice) stays as the table
+        shows it."""
         if self._last is None or _slid_attack_broke_a_rule(found, hints):
             return False
         start, last, last_hints = self._last
@@ -271,6 +274,9 @@ class LiveTracker:
         kept = {(e.player, e.card) for e in again.events if isinstance(e, Play)}
         if any(isinstance(e, Play) and (e.player, e.card) not in kept for e in last.events):
             return False  # a card seen laid is no move caught midway
+        if found.explained and (again.illegal or not again.explained
+                                or view_distance(expected_view(self.game), view) == 0):
+            return False  # a rule broken plainly: a move seen whole, not half of one
         while len(self.game.events) > start:
             self.game.pop()
         self.choices.pop()  # the last view's

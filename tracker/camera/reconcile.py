@@ -21,9 +21,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from cards import JOKER, split_card
+from cards import DECK, JOKER, split_card
 from tracker.rules.abilities import Ability
-from tracker.rules.cards import PLAYERS, other
+from tracker.rules.cards import PLAYERS, other, parse_card
 from tracker.rules.engine import EngineError, Game
 from tracker.rules.events import Attack, Event, SecretRevealed
 from tracker.rules.intent import against_intent
@@ -48,8 +48,8 @@ SECRET_MISS = 3.0
 DISCARD_MISS = 3.0  # the pile's top, read at a glance and often half covered, misread
 MARKER_MISS = 1.0
 UNNAMED_SPELL_MISS = 3.0  # a card seen under a minion and no spell predicted there
-HIDDEN_MARKER = 0.5  # a fanned marker not seen: the next one covers it
-BUFF_MISS = 0.4  # a +1/+1 shows only a strip from under its minion: often not seen at all
+HIDDEN_MARKER = 0.4  # a fanned marker not seen: the next one covers it
+BUFF_MISS = 0.4  # a +1/+1 under another shows only a strip: often not seen at all
 ILLEGAL = 3.0  # a legal explanation is preferred to an illegal one up to a few markers nearer
 EXPLAINED = 0.5  # at most this far: the view is explained
 NOISE = 1.5  # what a camera's view may be off by with nothing having happened
@@ -117,13 +117,27 @@ def _minion_distance(a: MinionView, b: MinionView) -> float:
     spells = _spell_distance(a.spells, b.spells)
     stack = abs(a.stack - b.stack) if a.stack and b.stack else 0  # 0: not counted
     return spells + MARKER_MISS * (abs(a.damage - b.damage) + stack) \
-        + BUFF_MISS * abs(a.buffs - b.buffs)
+        + _buffs(a.buffs, b.buffs)
+
+
+def _buffs(expected: int, seen: int) -> float:
+    """+1/+1 markers under a minion: the first one shows its strip, the next ones hide
+    under it; one seen in excess is a marker miscounted."""
+    if seen >= expected:
+        return MARKER_MISS * (seen - expected)
+    first = MARKER_MISS if seen == 0 else BUFF_MISS
+    return first + BUFF_MISS * (expected - seen - 1)
 
 
 def _side_distance(expected: SideView, seen: SideView) -> float:
     cards_e = {m.card: m for m in expected.minions if m.card}
-    cards_s = {m.card: m for m in seen.minions if m.card}
-    distance = CARD_MISS * len(cards_e.keys() ^ cards_s.keys())
+    cards_s = {m.card: m for m in seen.minions if m.card and m.card != UNNAMED}
+    # a minion the camera could not name stands for any the prediction has that it misses
+    missing, unnamed = len(cards_e.keys() - cards_s.keys()), \
+        sum(m.card == UNNAMED for m in seen.minions)
+    named = min(missing, unnamed)
+    distance = CARD_MISS * (missing - named + len(cards_s.keys() - cards_e.keys())) \
+        + MINION_MISS * (unnamed - named)
     distance += sum(_minion_distance(cards_e[c], cards_s[c])
                     for c in cards_e.keys() & cards_s.keys())
     tokens_e = [m for m in expected.minions if not m.card]
@@ -184,7 +198,9 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
     found += _weapons_laid(game, seen, expected, rng)
     everyone = characters(game)
     slid = _slid(game, hints)
-    for attacker in slid or [m.id for m in game.sides[player].minions]:
+    # with no slide seen, any minion; the hero too when it has attack (its tilt unseen)
+    armed = [player] if game.attack_of(player) > 0 and player not in slid else []
+    for attacker in slid or [m.id for m in game.sides[player].minions] + armed:
         found += [Attack(attacker=attacker, target=t) for t in everyone if t != attacker]
     uses = power_uses(game, player, rng)
     found += uses
@@ -334,10 +350,11 @@ def _unplaced(game: Game, card: str) -> bool:
 
 def _slides_unused(game: Game, events: list[Event], hints: Hints) -> int:
     """The characters seen slid into their attack zone (or a hero's card tilted) that do
-    not attack in `events`; a face-down stack's slide is any token's."""
+    not attack in `events` (a minion's card held there is one, played or not yet); a
+    face-down stack's slide is any token's."""
     attackers = {e.attacker for e in events if isinstance(e, Attack)}
-    named = [a for a in hints.attackers
-             if a in PLAYERS or (a != TOKEN and game.find(a) is not None)]
+    named = [a for a in hints.attackers if a in PLAYERS or (a != TOKEN and (
+        game.find(a) is not None or (a in DECK and parse_card(a).is_minion)))]
     unused = sum(a not in attackers for a in named)
     if TOKEN in hints.attackers:
         tokens = {m.id for m in game.sides[game.active].minions if m.card is None}

@@ -486,6 +486,16 @@ def _spells_under(player: str, mine: list[Trail], placed: list[tuple[Trail, dict
             view["spells"].append(t.card)
 
 
+def _unnamed_minions(player: str, mine: list[Trail],
+                     placed: list[tuple[Trail, dict]]) -> list[tuple[float, dict]]:
+    """A card lying face up in the minion row, alone, that no frame names surely enough:
+    a minion (a totem turned over) whose name the camera could not read (UNNAMED)."""
+    return [(t.x, {"card": UNNAMED, "damage": 0, "buffs": 0, "spells": [], "attacking": False})
+            for t in mine if t.zone == f"{player}.minions" and t.card == UNKNOWN
+            and not t.sideways and all(math.dist((t.x, t.y), (m.x, m.y)) >= MARKER_REACH_MM
+                                       for m, _ in placed)]
+
+
 def build_view(trails: list[Trail], laid: dict[str, int] | None = None) -> TableView:
     """The stable trails as the rules read the table (`tracker.camera.view`); `laid`: the frame
     each name came onto the discard pile, where known."""
@@ -512,6 +522,7 @@ def build_view(trails: list[Trail], laid: dict[str, int] | None = None) -> Table
             for trail, view in placed:
                 view["buffs"] += trail is host
         _spells_under(player, [t for t in mine if id(t) not in buffs], placed)
+        minions += _unnamed_minions(player, mine, placed)
         cards = list(minions)
         stacks: list[float] = []
         for t in sorted(mine, key=lambda t: t.x):
@@ -528,7 +539,8 @@ def build_view(trails: list[Trail], laid: dict[str, int] | None = None) -> Table
         weapon = next((t.card for t in mine if t.zone == f"{player}.weapon" and t.face_up),
                       None)
         sides[player] = SideView(
-            minions=tuple(MinionView(id=m["card"] or f"stack@{x:.0f}",
+            minions=tuple(MinionView(id=m["card"] if m["card"] not in (None, UNNAMED)
+                                     else f"{'stack' if m['card'] is None else 'unnamed'}@{x:.0f}",
                                      **{**m, "spells": tuple(m["spells"])})
                           for x, m in sorted(minions, key=lambda m: m[0])),
             weapon=weapon,

@@ -47,7 +47,7 @@ NO_HINTS = Hints()
 @dataclass(frozen=True)
 class MinionView:
     id: str  # the card id, or the engine's token id (T1 …), which no camera can read
-    card: str | None  # the face-up card; None for a token's face-down stack
+    card: str | None  # the face-up card (UNNAMED: not read); None for a token's stack
     stack: int = 0  # face-down cards of a token's stack (0 in a camera's view: not counted)
     damage: int = 0  # face-down sideways markers under it
     buffs: int = 0  # face-down upright markers under it
@@ -85,7 +85,7 @@ class TableView:
         seen = {}
         for player, side in self.sides.items():
             for minion in side.minions:
-                if minion.card:
+                if minion.card and minion.card != UNNAMED:
                     seen[minion.card] = f"minion:{player}"
                 seen.update({card: f"spell:{player}" for card in minion.spells
                              if card != UNNAMED})
