@@ -538,8 +538,12 @@ def test_the_cameras_question_is_answered_on_the_phone(browser, tmp_path):
         try:
             phone = pages.phone()
             first, asked = (q["id"] for q in ended["pending"][:2])  # the Fireblast: second
+            newest = ended["pending"][-1]["id"]  # in full; the older ones folded under it
+            expect(tid(phone, f"question-{newest}")).to_be_visible()
             question = tid(phone, f"question-{asked}")
-            expect(question).to_contain_text("could not tell")
+            expect(question).to_be_hidden()
+            tid(phone, "earlier-questions").locator("summary").click()
+            expect(question).to_contain_text("Which happened?")
             hero = ended["players"]["p1"]["name"].split()[0]  # named as the players see it
             expect(tid(phone, f"answer-{asked}-0")).to_contain_text(f"Fireblast at {hero}")
             expect(tid(phone, f"answer-{asked}-0")).to_contain_text("likely")
@@ -572,10 +576,16 @@ def test_a_misread_card_is_named_on_the_phone_two_events_later(browser, tmp_path
             line = tid(phone, "recent-16")
             expect(line).to_contain_text("Anduin plays 8♥")
             expect(tid(phone, "recent").locator("li").first).to_contain_text("Frostbolt")
+            # the question of the Frostbolt's target says where its card lies now
+            expect(phone.locator(".question-where")).to_contain_text(
+                ["Look at: Q♠ on the discard pile"])
+            phone.locator(".question-where").last.scroll_into_view_if_needed()
+            shot(phone, "question-where")
             line.scroll_into_view_if_needed()
             shot(phone, "fix-history")
             line.click()
             expect(tid(phone, "fix-now")).to_have_text("Anduin plays 8♥")
+            expect(tid(phone, "fix-where")).to_have_text("Look at: 8♥ in Anduin's row (its only minion)")
             expect(tid(phone, "fix-options").locator(".current")).to_contain_text(
                 "in the score now")
             expect(tid(phone, "sheet")).to_contain_text("Nothing happened")

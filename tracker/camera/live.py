@@ -29,9 +29,8 @@ from .reconcile import BLIND_DEPTH, Explanation, explain, may_hold, view_distanc
 from .view import NO_HINTS, Hints, TableView, expected_view, renamed
 
 PHONE_EVENTS = ("new_game", "end_turn", "concede")
-ASKED = "The camera could not tell which happened; the first is in the score now:"
-UNSURE = ("The camera saw a play against the rules, or misread the table. What happened? "
-          "The first is in the score now, not flagged:")
+ASKED = "Which happened? The first is in the score now."
+UNSURE = "Against the rules, or misread? The first is in the score, not flagged."
 NOTHING = "Nothing happened: the camera misread the table"
 MAX_OPTIONS = 20  # a question's options (the likeliest first)
 MAX_QUESTIONS = 50  # the newest open choices put to the phones; older ones keep their answer

@@ -7,7 +7,7 @@
 
 import {
   alertLabel, cardLabel, cardText, characterName, connect, deckWarning, h, playerName, PLAYERS,
-  prettify, recentLines, renderSides, resultText, showTrouble, SUIT,
+  prettify, recentLines, renderSides, resultText, showTrouble, SUIT, whereToLook,
 } from "./state.js";
 
 const $ = (id) => document.getElementById(id);
@@ -321,15 +321,25 @@ function renderRecent(state) {
   }));
 }
 
+// The newest question in full; the older ones folded under it, so that the questions
+// never push the table off the screen (play goes on while they wait).
 function renderQuestions(state) {
   const box = $("questions");
-  const pending = state.pending || [];
+  const pending = [...(state.pending || [])].reverse();  // the newest first
   box.hidden = pending.length === 0;
   const key = JSON.stringify(pending) + canWrite();
   if (box.dataset.key === key) return;
+  const open = box.querySelector("details")?.open || false;
   box.dataset.key = key;
-  box.replaceChildren(...pending.map((question) => h("div",
-    { class: "question", testid: `question-${question.id}` },
+  const [newest, ...older] = pending.map((question) => renderQuestion(state, question));
+  box.replaceChildren(...(newest ? [newest] : []), ...(older.length ? [h("details",
+    { class: "earlier", testid: "earlier-questions", open },
+    h("summary", {}, `${older.length} earlier question${older.length > 1 ? "s" : ""}`),
+    ...older)] : []));
+}
+
+function renderQuestion(state, question) {
+  return h("div", { class: "question", testid: `question-${question.id}` },
     h("div", { class: "question-prompt" }, h("b", {}, "The camera asks: "), question.prompt),
     h("div", { class: "question-options" }, question.options.map((option, index) => h("button", {
       class: `btn ${index === question.default ? "btn-primary" : ""}`,
@@ -337,7 +347,19 @@ function renderQuestions(state) {
       disabled: !canWrite(),
       onclick: () => write(`/api/questions/${question.id}`, { option: index }).catch(() => {}),
     }, prettify(state, option.label),
-    index === question.default ? h("small", {}, " likely") : null))))));
+    index === question.default ? h("small", {}, " likely") : null))),
+    whereLine(state, question));
+}
+
+// Where the cards the question names lie now, so the players know where to look.
+function whereLine(state, question) {
+  return lookAt(state, question.options, `where-${question.id}`);
+}
+
+function lookAt(state, options, testid) {
+  const where = whereToLook(state, options);
+  return where.length ? h("div", { class: "question-where", testid },
+    `Look at: ${where.join(" · ")}`) : null;
 }
 
 // --- fixing what the camera read -------------------------------------------------------------
@@ -367,6 +389,7 @@ async function openFix(index) {
     sheetHead("What really happened?", "fix"),
     h("p", { class: "sheet-text" }, "The camera read: ",
       h("b", { testid: "fix-now" }, prettify(state, offer.now))),
+    lookAt(state, offer.options.filter((o) => o.chosen), "fix-where"),
     h("div", { class: "fix-options", testid: "fix-options" },
       offer.options.map((o, k) => (k === nothing ? null : option(o, k)))),
     offer.name_card ? h("button", { class: "btn big fix-name", testid: "fix-name-card",

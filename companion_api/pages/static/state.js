@@ -195,6 +195,38 @@ export function cardsIn(text) {
   return String(text).replace(/\b(10|[2-9JQKA])([SHDC])\b/g, (_, rank, suit) => rank + SUIT[suit]);
 }
 
+const ORDINAL = ["1st", "2nd", "3rd", "4th", "5th", "6th", "7th"];
+
+// Where a card lies on the table now, in the players' words ("in Anduin's row, 2nd of 4",
+// "as Jaina's weapon"); a card played and no longer in play lies on the discard pile.
+export function whereOnTable(state, card) {
+  for (const player of PLAYERS) {
+    const side = state?.players?.[player];
+    if (!side) continue;
+    const at = side.minions.findIndex((m) => m.card === card);
+    if (at >= 0) {
+      const count = side.minions.length;
+      return `in ${playerName(state, player)}'s row` + (count > 1
+        ? `, ${ORDINAL[at] || at + 1} of ${count}` : " (its only minion)");
+    }
+    if (side.weapon?.card === card) return `as ${playerName(state, player)}'s weapon`;
+  }
+  return "on the discard pile";
+}
+
+// The cards a question's options name, each with where it lies now: what to look at.
+export function whereToLook(state, options) {
+  const cards = new Set();
+  for (const option of options) {
+    for (const event of option.events || []) {
+      for (const key of ["card", "attacker", "target"]) {
+        if (typeof event[key] === "string" && cardParts(event[key]).suit) cards.add(event[key]);
+      }
+    }
+  }
+  return [...cards].map((card) => `${cardText(card)} ${whereOnTable(state, card)}`);
+}
+
 // A line of narration for people: p1 and p2 by their heroes' names, cards with suits.
 export function prettify(state, text) {
   const players = state?.players;
