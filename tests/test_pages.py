@@ -585,7 +585,8 @@ def test_a_misread_card_is_named_on_the_phone_two_events_later(browser, tmp_path
             shot(phone, "fix-history")
             line.click()
             expect(tid(phone, "fix-now")).to_have_text("Anduin plays 8♥")
-            expect(tid(phone, "fix-where")).to_have_text("Look at: 8♥ in Anduin's row (its only minion)")
+            expect(tid(phone, "fix-where")).to_have_text(
+                "Look at: 8♥ in Anduin's row (its only minion)")
             expect(tid(phone, "fix-options").locator(".current")).to_contain_text(
                 "in the score now")
             expect(tid(phone, "sheet")).to_contain_text("Nothing happened")
