@@ -127,6 +127,20 @@ def test_nothing_counts_while_a_card_lies_in_an_attack_zone():
     assert not changes[1].view.sides["p1"].minions[0].attacking
 
 
+def test_a_token_back_from_an_attack_is_not_waited_for_as_if_covered():
+    """A face-down token slid forward and held there a while (long enough for a card lying
+    still to be taken as covered when unseen), then slid back: the attack counts as soon
+    as the table holds, not once the token's place in the attack zone has been empty for
+    as long as a hand may rest on a card."""
+    token = card("BACK", 300, 420, "p1.minions")
+    enemy = card("KS", 450, 170, "p2.minions")
+    frames = [[token, enemy]] * 8 + [[card("BACK", 300, 330, "p1.attack"), enemy]] * 12
+    frames += [[token, enemy]] * 12
+    changes = run(Stabilizer(), frames)
+    assert len(changes) == 2 and changes[1].hints.attackers == ("token",)
+    assert changes[1].frame <= 20 + 7  # back at 20: gone (2), held (3), and a frame or two
+
+
 def test_a_card_laid_on_another_in_the_same_place_takes_over():
     frames = [[card("QH", 835, 300, "discard")]] * 30
     # laid a few millimetres off, on the pile, covering most of it

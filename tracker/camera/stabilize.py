@@ -241,7 +241,9 @@ class Stabilizer:
         if self._under_secret(trail, frame):
             return True
         unseen = frame - max(trail.last, self._moved.get(trail.zone, -1))
-        return unseen <= (COVERED if trail.still_hits >= ESTABLISHED else GONE)
+        # a card in an attack zone only passes through: unseen, it went back to its row
+        settled = trail.still_hits >= ESTABLISHED and not (trail.zone or "").endswith(".attack")
+        return unseen <= (COVERED if settled else GONE)
 
     def _under_secret(self, trail: Trail, frame: int) -> bool:
         """A secret on the table that a secret laid after it covers in part, now seen: the
