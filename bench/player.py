@@ -115,8 +115,9 @@ class ScriptedPlayer:
                 continue
             keys = [Counter(event_key(e) for e in option) for option in choice.options]
             right = missing + keys[choice.chosen]
+            happened = self._happened(tracker)
             true = [n for n, k in enumerate(keys) if n != choice.chosen and k and not k - right
-                    and k & missing]
+                    and k & missing and _in_order(choice.options[n], happened)]
             if true:
                 tracker.answer(choice, true[0])
                 self.taps += ANSWER_TAPS
@@ -127,10 +128,17 @@ class ScriptedPlayer:
         offers nothing that helps."""
         _, missing = self._unmatched(tracker)
         event = tracker.events[index]
-        options = fix_options(tracker.game, tracker.fixes(), index)
+        fixes = tracker.fixes()
+        options = fix_options(tracker.game, fixes, index)
+        # an option stands for the whole view: its events right now may stay
+        fix = next((f for f in fixes if f.index <= index < f.index + f.length), None)
+        view, at = ([event], 0) if fix is None else (fix.options[fix.chosen], index - fix.index)
+        without = [*view[:at], *view[at + 1:]]  # this one did not happen
+        right = missing + Counter(event_key(e) for e in without)
+        happened = self._happened(tracker)
         fits = [(sum((keys & missing).values()), n) for n, keys in
                 enumerate(Counter(event_key(e) for e in o) for o in options)
-                if keys and not keys - missing]
+                if keys & missing and not keys - right and _in_order(options[n], happened)]
         if fits:
             tracker.fix(index, options[max(fits)[1]])
             self.taps, self.fixes = self.taps + FIX_TAPS, self.fixes + 1
@@ -143,7 +151,7 @@ class ScriptedPlayer:
             return True
         if any(json.loads(key)["type"] == event.type for key in missing):
             return False  # what it was is not among the phone's choices: left as it is
-        tracker.fix(index, [])
+        tracker.fix(index, without if without in options else [])
         self.taps, self.fixes = self.taps + FIX_TAPS, self.fixes + 1
         return True
 
@@ -158,3 +166,9 @@ class ScriptedPlayer:
                 return truth
         return None
 
+
+def _in_order(option: list[Event], happened: list[str]) -> bool:
+    """The option's events came in this order: a player reads an option as a whole, and
+    "attacks with the sword, then draws the sword" is not what happened."""
+    rest = iter(happened)
+    return all(event_key(event) in rest for event in option)

@@ -138,9 +138,10 @@ class Score:
 
 def score(truth: Game, tracker: LiveTracker) -> tuple[Score, list[tuple[int, int]]]:
     """The tracker's game against the truth's; and the matched (truth, tracker) indices of
-    the events compared (the camera's, in order)."""
+    the events compared (those of the kinds the camera reports, in order: the camera's, and
+    those a person put right on the phone)."""
     wanted = [(i, event_key(e)) for i, e in enumerate(truth.events) if e.type in SEEN]
-    got = [(i, event_key(e)) for i, e in enumerate(tracker.events) if e.source == "camera"]
+    got = [(i, event_key(e)) for i, e in enumerate(tracker.events) if e.type in SEEN]
     matcher = difflib.SequenceMatcher(a=[k for _, k in wanted], b=[k for _, k in got],
                                       autojunk=False)
     pairs = [(wanted[b.a + k][0], got[b.b + k][0]) for b in matcher.get_matching_blocks()
@@ -152,7 +153,7 @@ def score(truth: Game, tracker: LiveTracker) -> tuple[Score, list[tuple[int, int
             kind = json.loads(key)["type"]
             misses[kind] = misses.get(kind, 0) + 1
     played = {(e.player, e.card) for e in truth.events if isinstance(e, Play)}
-    wrong = [e for e in tracker.events if isinstance(e, Play) and e.source == "camera"
+    wrong = [e for e in tracker.events if isinstance(e, Play)
              and (e.player, e.card) not in played]
     # a secret is set face down: its suit is a guess until it is turned over
     secrets = [e.card for e in wrong if truth.sides[e.player].hero.is_secret(e.card)]

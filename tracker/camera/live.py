@@ -39,21 +39,30 @@ FALSE_END_DROPS = 3  # the camera's events at most taken out to undo an end the 
 
 
 def fix_options(game: Game, fixes: list[Fixes], index: int) -> list[list[Event]]:
-    """What a person may put in place of the camera's event `index` of `game`'s log (with
-    the tracker's `fixes`): its view's other explanations, nearest first; the event with
-    another target, or another attacker; nothing happened. Legal ones only, but for those
-    the camera found."""
+    """What a person may put in place of the events of the view that the camera's event
+    `index` of `game`'s log came from (with the tracker's `fixes`): the view's other
+    explanations, nearest first; its events with this one's target or attacker changed, or
+    without this one; nothing happened. Legal ones only, but for those the camera found."""
     fix = next((f for f in fixes if f.index <= index < f.index + f.length), None)
     options = [] if fix is None else [list(o) for n, o in enumerate(fix.options)
                                       if n != fix.chosen]
+    # an option stands for all the view's events: the others stay as they are
+    view = [game.events[index]] if fix is None else list(fix.options[fix.chosen])
+    at = 0 if fix is None else index - fix.index
+
+    def instead(events: list[Event]) -> list[Event]:
+        return [*view[:at], *events, *view[at + 1:]]
+
     before = game.copy()
     while len(before.events) > index:
         before.pop()
     event = game.events[index].model_copy(update={"source": None, "confidence": None,
                                                   "unsure": None})
     for variant in _variants(before, event):
-        if [variant] not in options and before.is_legal(variant):
-            options.append([variant])
+        if instead([variant]) not in options and before.is_legal(variant):
+            options.append(instead([variant]))
+    if len(view) > 1 and instead([]) not in options:
+        options.append(instead([]))  # this event did not happen; the view's others did
     return [o for o in options if o] + [[]]
 
 
