@@ -76,3 +76,31 @@ def test_a_fix_explains_the_later_views_again():
     tracker.fix(played, [])
     assert "2D" in [e.card for e in tracker.events[played:] if e.type == "play"]
     assert tracker.game.table.where("2D") == "discard"
+
+
+def test_a_fix_of_one_event_keeps_the_others_its_view_was_explained_by():
+    """One view shows a minion laid and the hero power used: Lesser Heal at someone unhurt,
+    which the camera cannot see. Every target the phone offers for the hero power keeps the
+    minion, and "without this one" takes out the hero power alone."""
+    from tracker.camera.live import fix_options
+    from tracker.rules.events import HeroPower
+
+    table = start("anduin", "garrosh", turn=13)
+    truth, tracker = table.game.copy(), LiveTracker(game=table.game.copy())
+    truth.apply(Play(player="p1", card="4H"))
+    truth.apply(HeroPower(player="p1", target="p2"))
+    tracker.seen(expected_view(truth), now=True)
+    power = next(i for i, e in enumerate(tracker.events) if e.type == "hero_power")
+    options = fix_options(tracker.game, tracker.fixes(), power)
+    said = [[(e.type, getattr(e, "card", None) or getattr(e, "target", None)) for e in o]
+            for o in options]
+    others = {"p1", "p2", "4H"} - {tracker.events[power].target}
+    for target in others:  # the view's play stays with each
+        assert [("play", "4H"), ("hero_power", target)] in said
+    assert [("play", "4H")] in said and said[-1] == []  # without it; nothing happened
+    tracker.fix(power, options[said.index([("play", "4H"), ("hero_power", "p2")])])
+    assert readable_state(tracker.game) == readable_state(truth)
+    power = next(i for i, e in enumerate(tracker.events) if e.type == "hero_power")
+    options = fix_options(tracker.game, tracker.fixes(), power)
+    tracker.fix(power, next(o for o in options if [e.type for e in o] == ["play"]))
+    assert [e.type for e in tracker.events if e.type in ("play", "hero_power")] == ["play"]
