@@ -27,3 +27,39 @@ def test_the_player_leaves_a_right_game_alone():
     player = ScriptedPlayer(truth.events, fps=15.0)
     player.look(0, tracker, final=True)
     assert player.taps == 0 and readable_state(tracker.game) == readable_state(truth)
+
+
+def test_the_player_fixes_a_hero_power_target_and_keeps_the_minion_laid_with_it():
+    """Lesser Heal at an unhurt hero, laid in one view with a minion: the camera cannot
+    tell where it went. The player picks the target the phone offers (two taps), and the
+    minion laid in the same view stays."""
+    from conftest import start
+
+    from bench.player import FIX_TAPS
+    from tracker.camera.live import LiveTracker
+    from tracker.camera.view import expected_view
+    from tracker.rules.events import HeroPower, Play
+
+    table = start("anduin", "garrosh", turn=13)
+    truth, tracker = table.game.copy(), LiveTracker(game=table.game.copy())
+    truth.apply(Play(player="p1", card="4H"))
+    truth.apply(HeroPower(player="p1", target="p2"))
+    tracker.seen(expected_view(truth), now=True)
+    assert readable_state(tracker.game) == readable_state(truth)  # nothing to see …
+    assert [e.target for e in tracker.events if e.type == "hero_power"] != ["p2"]  # … yet
+    player = ScriptedPlayer(truth.events, fps=15.0)
+    player.look(5 * 15, tracker, final=True)
+    assert player.fixes == 1 and player.taps == FIX_TAPS
+    assert [(e.type, getattr(e, "target", None)) for e in tracker.events[-2:]] == [
+        ("play", None), ("hero_power", "p2")]
+
+
+def test_an_option_is_taken_only_in_the_order_things_happened():
+    from bench.player import _in_order
+    from simulator.game_views import event_key
+    from tracker.rules.events import Attack, HeroPower
+
+    power, attack = HeroPower(player="p2"), Attack(attacker="p2", target="9C")
+    happened = [event_key(power), event_key(attack)]
+    assert _in_order([power, attack], happened) and _in_order([attack], happened)
+    assert not _in_order([attack, power], happened)
