@@ -232,6 +232,27 @@ def test_a_card_picked_up_from_the_discard_pile_and_played_again_is_flagged():
     assert found.events == [again] and found.illegal == 1
 
 
+def test_a_minion_killed_and_not_yet_carried_off_is_not_played_again():
+    """The view right after a trade: the attacker has its damage markers, and the minion it
+    killed still lies in its row. That minion is no card picked up from the pile and played
+    again (an illegal play, flagged) but one not yet carried off: the trade alone, a move
+    caught midway that the next view completes."""
+    table = start("garrosh", "jaina", turn=13)
+    table.play("p1", "5S")
+    table.end_turn()
+    table.play("p2", "4D")
+    table.end_turn()
+    before, after = expected_view(table.game), table.game.copy()
+    after.apply(Attack(attacker="5S", target="4D"))
+    assert after.alerts == [] and expected_view(after).sides["p2"].minions == ()
+    seen = replace(expected_view(after), sides={**expected_view(after).sides,
+                                                "p2": before.sides["p2"]},
+                   discard=before.discard)
+    found = explain(table.game, seen, Hints(attackers=("5S",)))
+    assert not any(isinstance(e, Play) for e in found.events) and found.illegal == 0
+    assert not found.explained  # the next view, 4D gone to the pile, explains it
+
+
 def test_totemic_call_s_totem_is_the_last_card_it_turned_over():
     """The camera sees the cards turned over beside the deck; the totem among them stays
     face up in play, so it is not among the cards seen shown (issue 44: a 9S totem read as

@@ -182,13 +182,15 @@ def view_distance(expected: TableView, seen: TableView) -> float:
 
 # --- what might have happened ---------------------------------------------------------------
 
-def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) -> list[Event]:
-    """Single events worth predicting: guided by what changed, never every event there is."""
+def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints,
+               start: TableView | None = None) -> list[Event]:
+    """Single events worth predicting: guided by what changed, never every event there is
+    (`start`: the table before the view's first event, where `game` is further on)."""
     player = game.active
     found: list[Event] = []
     expected = expected_view(game)
     known = expected.face_up()
-    new = _new_cards(seen, expected)
+    new = _new_cards(seen, expected, start)
     shown = [card for card in hints.revealed if card not in known]
     for card in dict.fromkeys([*new, *shown]):
         owners = [player, other(player)] if card != JOKER else [player]
@@ -211,13 +213,18 @@ def candidates(game: Game, seen: TableView, rng: random.Random, hints: Hints) ->
     return found
 
 
-def _new_cards(seen: TableView, expected: TableView) -> list[str]:
+def _new_cards(seen: TableView, expected: TableView, start: TableView | None = None
+               ) -> list[str]:
     """Cards face up where the game does not have them: from a hand, or picked up from
     the discard pile's top and played again. A card showing on the pile is not one: a
     card of the pile on top is the pile read badly, and a card the game has in play that
-    shows there left play (a death, explained by what killed it)."""
+    shows there left play (a death, explained by what killed it). Nor is a card still
+    where it lay before the view's first event (`start`) that those events took away: a
+    minion killed and not yet carried off, not one played again."""
     known = expected.face_up()
+    before = start.face_up() if start is not None else {}
     return [card for card, place in seen.face_up().items() if known.get(card) != place
+            and before.get(card) != place
             and not (place == "discard" and (card in known or card in expected.discard))]
 
 
@@ -389,7 +396,8 @@ def explain(game: Game, seen: TableView, hints: Hints = NO_HINTS, *, depth: int 
 
 def _explain(game: Game, seen: TableView, hints: Hints, depth: int,
              rng: random.Random) -> Explanation:
-    still = view_distance(expected_view(game), seen) + _hints_unused(game, [], hints)
+    start = expected_view(game)
+    still = view_distance(start, seen) + _hints_unused(game, [], hints)
     scored: list[tuple[float, list[Event], Game]] = []
     beam: list[tuple[float, list[Event], Game]] = [(still, [], game)]
 
@@ -399,7 +407,7 @@ def _explain(game: Game, seen: TableView, hints: Hints, depth: int,
     for _ in range(depth):
         longer = []
         for _, before, ahead in beam:
-            for event in candidates(ahead, seen, rng, hints):
+            for event in candidates(ahead, seen, rng, hints, start):
                 result = _score(game, [*before, event], seen, hints)
                 if result:
                     longer.append((result[0], [*before, event], result[1]))
