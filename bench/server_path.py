@@ -174,10 +174,10 @@ def settle_to_phone(folder: Path, log: list, seen: list[list[tuple[float, int]]]
     return delays
 
 
-def answer_cost(folder: Path) -> tuple[int, int, float, float]:
+def answer_cost(folder: Path) -> tuple[int, int, float, float] | None:
     """The game read to its end as fast as it can be, then its first question answered the
     other way: where the answer rewrites the log from, the log's length, and the session's
-    ms (wall, CPU) to follow the camera's game after it."""
+    ms (wall, CPU) to follow the camera's game after it; None if the camera asked nothing."""
     reading = Reading.load(folder / "video" / READING)
     reader = TableReader(LiveTracker())
     inputs = {frame: list(events) for frame, events in reading.inputs.items()}
@@ -187,6 +187,8 @@ def answer_cost(folder: Path) -> tuple[int, int, float, float]:
     tracker = reader.tracker
     session = Session(DataFolder(Path(tempfile.mkdtemp(prefix="hearthtop-answer-"))))
     session.follow(CameraUpdate(tracker.game.copy(), "ok", tracker.questions(), 1))
+    if not tracker.open_choices():
+        return None
     choice = tracker.open_choices()[0]
     tracker.answer(choice, 1)
     wall, cpu = time.perf_counter(), time.process_time()
@@ -226,7 +228,11 @@ def main() -> None:
     print(f"process CPU but the camera's thread: {1000 * rest / events:.1f} ms an event")
     for folder in sorted(args.work.glob("game*")):
         if (folder / "video" / READING).exists():
-            at, length, wall, cpu = answer_cost(folder)
+            cost = answer_cost(folder)
+            if cost is None:
+                print(f"{folder.name}: the camera asked nothing: no answer to time")
+                continue
+            at, length, wall, cpu = cost
             print(f"{folder.name}: an answer that changes event {at} of {length}: the session "
                   f"follows it in {wall:.1f} ms ({cpu:.1f} ms CPU)")
 
