@@ -131,7 +131,7 @@ class ScriptedPlayer:
         fixes = tracker.fixes()
         options = fix_options(tracker.game, fixes, index)
         # an option stands for the whole view: its events right now may stay
-        fix = next((f for f in fixes if f.index <= index < f.index + f.length), None)
+        fix = next((f for f in fixes if f.covers(index)), None)
         view, at = ([event], 0) if fix is None else (fix.options[fix.chosen], index - fix.index)
         without = [*view[:at], *view[at + 1:]]  # this one did not happen
         right = missing + Counter(event_key(e) for e in without)

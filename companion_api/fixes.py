@@ -14,8 +14,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from cards import DECK, JOKER
-from tracker.camera import NOTHING, Fix, Fixes, fix_options
-from tracker.rules import EngineError, Event, Game, Play, describe_event
+from tracker.camera import Fix, Fixes, fix_options, in_words
+from tracker.rules import Event, Game, Play, describe_event
 
 from .session import Refused, Session
 
@@ -45,10 +45,10 @@ class FixRequest(BaseModel):
 def offer(session: Session, camera: bool, index: int) -> dict[str, Any]:
     """What event `index` says, and what may be put in place of its view's events."""
     event, fixes = _camera_event(session, camera, index)
-    before = _before(session.game, fixes.index)
+    before = session.game.copy().undo_to(fixes.index)
     return {"event": index, "first": fixes.index, "length": fixes.length,
-            "now": _said(_before(session.game, index + 1), event),
-            "options": [{"label": _words(before, option), "chosen": k == 0,
+            "now": _said(session.game.copy().undo_to(index + 1), event),
+            "options": [{"label": in_words(before, option), "chosen": k == 0,
                          "events": [e.model_dump(mode="json", exclude_none=True)
                                     for e in option]}
                         for k, option in enumerate(_options(session, index, fixes))],
@@ -70,7 +70,7 @@ def request(session: Session, camera: bool, index: int, asked: FixRequest) -> Fi
             raise Refused(422, f"event {index} has {len(options)} options "
                                f"(0 to {len(options) - 1})")
         return Fix(index, event, events=options[asked.option])
-    card, before = asked.card or "", _before(session.game, index)
+    card, before = asked.card or "", session.game.copy().undo_to(index)
     _check_card(before, event, index, card)
     _check_play(before, event, card, asked)
     return Fix(index, event, card=card, target=asked.target, choice=asked.choice)
@@ -85,7 +85,7 @@ def _camera_event(session: Session, camera: bool, index: int) -> tuple[Event, Fi
                            "the last one is taken back with undo")
     fixes = session.fix_of(index)
     if fixes is None:
-        said = _said(_before(session.game, index + 1), events[index])
+        said = _said(session.game.copy().undo_to(index + 1), events[index])
         raise Refused(409, f"event {index} ({said}) came from the phone, not the camera: "
                            "there is nothing to fix")
     return events[index], fixes
@@ -125,30 +125,6 @@ def _check_play(before: Game, event: Event, card: str, asked: FixRequest) -> Non
                                "target")
 
 
-def _before(game: Game, count: int) -> Game:
-    """The game as it stood after its first `count` events (a copy taken back)."""
-    view = game.copy()
-    while len(view.events) > count:
-        view.pop()
-    return view
-
-
 def _said(board: Game, event: Event) -> str:
     """An event that `board` has just applied, in words, without its turn."""
     return describe_event(board, event).split("] ", 1)[-1]
-
-
-def _words(before: Game, events: tuple[Event, ...]) -> str:
-    """Events in words, with the rule each breaks, played on a copy of `before`."""
-    if not events:
-        return NOTHING
-    ahead, words = before.copy(), []
-    for event in events:
-        try:
-            broken = [a.message for a in ahead.apply(event) if a.severity != "warning"]
-        except EngineError as error:
-            words.append(f"{event.type} (the rules cannot apply it: {error})")
-            break
-        words.append(_said(ahead, event)
-                     + "".join(f" (against the rules: {why})" for why in broken[:1]))
-    return "; ".join(words)

@@ -167,7 +167,7 @@ class Session:
     def fix_of(self, index: int) -> Fixes | None:
         """The camera's view that event `index` came from, with what may replace it (None:
         the phone's event). A camera event no view explains any longer is its own."""
-        found = next((f for f in self.fixes if f.index <= index < f.index + f.length), None)
+        found = next((f for f in self.fixes if f.covers(index)), None)
         if found is not None or index >= len(self.game.events):
             return found
         event = self.game.events[index]

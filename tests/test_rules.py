@@ -751,6 +751,17 @@ def test_undo_returns_the_last_event_and_the_state_without_it():
         game.pop()
 
 
+def test_undo_to_leaves_the_game_as_it_stood_after_its_first_events():
+    events = [parse_event(e) for e in LOG]
+    game = Game.replay(events)
+    for count in (len(events), 7, 1):
+        earlier = game.copy().undo_to(count)
+        assert earlier.events == events[:count]
+        assert earlier.state() == Game.replay(events[:count]).state()
+    assert game.events == events  # the copies were taken back, not the game
+    assert game.undo_to(3) is game and game.events == events[:3]
+
+
 def position(game: Game) -> str:
     """Everything an event can change, hidden cards included, as text to compare."""
     return repr((game.table and vars(game.table), game.turn, game.active, game.phase,

@@ -14,7 +14,7 @@ replays the log from that point and explains the later views again.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from tracker.rules.board import EngineError
@@ -43,7 +43,7 @@ def fix_options(game: Game, fixes: list[Fixes], index: int) -> list[list[Event]]
     `index` of `game`'s log came from (with the tracker's `fixes`): the view's other
     explanations, nearest first; its events with this one's target or attacker changed, or
     without this one; nothing happened. Legal ones only, but for those the camera found."""
-    fix = next((f for f in fixes if f.index <= index < f.index + f.length), None)
+    fix = next((f for f in fixes if f.covers(index)), None)
     options = [] if fix is None else [list(o) for n, o in enumerate(fix.options)
                                       if n != fix.chosen]
     # an option stands for all the view's events: the others stay as they are
@@ -53,9 +53,7 @@ def fix_options(game: Game, fixes: list[Fixes], index: int) -> list[list[Event]]
     def instead(events: list[Event]) -> list[Event]:
         return [*view[:at], *events, *view[at + 1:]]
 
-    before = game.copy()
-    while len(before.events) > index:
-        before.pop()
+    before = game.copy().undo_to(index)
     event = game.events[index].model_copy(update={"source": None, "confidence": None,
                                                   "unsure": None})
     for variant in _variants(before, event):
@@ -64,6 +62,23 @@ def fix_options(game: Game, fixes: list[Fixes], index: int) -> list[list[Event]]
     if len(view) > 1 and instead([]) not in options:
         options.append(instead([]))  # this event did not happen; the view's others did
     return [o for o in options if o] + [[]]
+
+
+def in_words(before: Game, events: Sequence[Event]) -> str:
+    """Events in words as they play on a copy of `before`, each with the rule it breaks;
+    none: nothing happened."""
+    if not events:
+        return NOTHING
+    ahead, words = before.copy(), []
+    for event in events:
+        try:
+            broken = [a.message for a in ahead.apply(event) if a.severity != "warning"]
+        except EngineError as error:
+            words.append(f"{event.type} (the rules cannot apply it: {error})")
+            break
+        words.append(describe_event(ahead, event).split("] ", 1)[-1]
+                     + "".join(f" (against the rules: {why})" for why in broken[:1]))
+    return "; ".join(words)
 
 
 def _variants(before: Game, event: Event) -> list[Event]:
@@ -151,6 +166,9 @@ class Fixes:
     options: tuple[tuple[Event, ...], ...]
     chosen: int
 
+    def covers(self, index: int) -> bool:
+        return self.index <= index < self.index + self.length
+
 
 @dataclass
 class LiveTracker:
@@ -234,10 +252,7 @@ class LiveTracker:
         may be this view's."""
         start, waited, waited_hints = provisional
         together = _merged(waited_hints, hints)
-        before = self.game.copy()
-        while len(before.events) > start:
-            before.pop()
-        found = explain(before, view, together)
+        found = explain(self.game.copy().undo_to(start), view, together)
         left = _merged(_unused(waited, waited_hints), hints)
         after = explain(self.game, view, left)
         if after.distance > found.distance:
@@ -251,8 +266,7 @@ class LiveTracker:
 
     def _take_back(self, start: int) -> None:
         """The camera's events from `start` out of the log, with the choices they made."""
-        while len(self.game.events) > start:
-            self.game.pop()
+        self.game.undo_to(start)
         self.choices = [c for c in self.choices if c.index < start]
         self._last = None
 
@@ -273,10 +287,7 @@ class LiveTracker:
         if self._last is None or _slid_attack_broke_a_rule(found, hints):
             return False
         start, last, last_hints = self._last
-        before = self.game.copy()
-        while len(before.events) > start:
-            before.pop()
-        again = explain(before, view, _merged(last_hints, hints))
+        again = explain(self.game.copy().undo_to(start), view, _merged(last_hints, hints))
         if not again.events or again.distance >= found.distance - REVISE_MARGIN:
             return False
         kept = {(e.player, e.card) for e in again.events if isinstance(e, Play)}
@@ -285,8 +296,7 @@ class LiveTracker:
         if found.explained and (again.illegal or not again.explained
                                 or view_distance(expected_view(self.game), view) == 0):
             return False  # a rule broken plainly: a move seen whole, not half of one
-        while len(self.game.events) > start:
-            self.game.pop()
+        self.game.undo_to(start)
         self.choices.pop()  # the last view's
         self._apply(again, _merged(last_hints, hints))
         return True
@@ -378,13 +388,11 @@ class LiveTracker:
         meets is dropped, and so is the choice that explained it. `again` (a person's word
         changed the past): each later view the camera explained, and no one answered, is
         explained again on the game as it now is."""
-        self._last = None  # the log changed under it
         later = self.game.events[index + length:]
         start = index + length
         chosen = {c.index: c for c in self.choices if c.index >= start}
         self.choices = [c for c in self.choices if c.index < start]
-        while len(self.game.events) > index:
-            self.game.pop()
+        self.game.undo_to(index)
         for event in events:
             with contextlib.suppress(EngineError):
                 self.game.apply(event)
@@ -402,7 +410,7 @@ class LiveTracker:
                 if choice is not None:
                     choice.index = len(self.game.events) - 1
                     self.choices.append(choice)
-        self._last = None
+        self._last = None  # the log changed under it
         if again:
             self._provisional = None  # what was provisional was explained again
 
@@ -412,15 +420,7 @@ class LiveTracker:
         self._apply(explain(self.game, view, hints), hints)
 
     def _words(self, events: list[Event]) -> str:
-        """The events in words, with the rules they break; none: nothing happened."""
-        if not events:
-            return NOTHING
-        ahead, words = self.game.copy(), []
-        for event in events:
-            broken = [a.message for a in ahead.apply(event) if a.severity != "warning"]
-            words.append(describe_event(ahead, event).split("] ", 1)[-1]
-                         + "".join(f" (against the rules: {why})" for why in broken[:1]))
-        return "; ".join(words)
+        return in_words(self.game, events)
 
     def open_choices(self) -> list[Choice]:
         """The questions no one answered yet."""
@@ -456,9 +456,7 @@ class LiveTracker:
         if target is not None or choice is not None:
             fixed = fixed.model_copy(update={"target": target, "choice": choice})
         else:
-            before = self.game.copy()
-            while len(before.events) > index:
-                before.pop()
+            before = self.game.copy().undo_to(index)
             if {a.code for a in before.check(fixed)} & {"invalid_target", "missing_choice"}:
                 fixed = fixed.model_copy(update={"target": None, "choice": None})
         if not self.game.sides[play.player].hero.is_secret(read):  # a secret's face is unseen

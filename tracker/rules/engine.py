@@ -122,6 +122,13 @@ class Game:
         self._restore(self._stack.pop())
         return self.events.pop()
 
+    def undo_to(self, count: int) -> Game:
+        """Undo every event after the first `count`; the game itself (`copy().undo_to(n)`:
+        the game as it stood then)."""
+        while len(self.events) > count:
+            self.pop()
+        return self
+
     @property
     def sides(self) -> dict[str, Side]:
         if self.table is None:
