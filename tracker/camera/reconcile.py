@@ -87,7 +87,7 @@ class Explanation:
     def explained(self) -> bool:
         """The view is as the events leave it (whether or not they break the rules, and
         however many it took: those costs only rank explanations)."""
-        return self.distance - ILLEGAL * self.illegal - _extra(self.events) <= EXPLAINED
+        return self.seen_distance <= EXPLAINED
 
     @property
     def ambiguous(self) -> bool:

@@ -449,7 +449,7 @@ def _buff_markers(mine: list[Trail], hosts: list[Trail], player: str) -> dict[in
     +1/+1 markers, face down (a buff spell peeks out the other way, docs/table.md), whatever
     the recogniser made of the strip they show (nothing, or a guess at a face it cannot
     see, which would make a minion of it); by the id of each, the minion it lies under."""
-    towards = 1.0 if player == "p1" else -1.0  # p1 sits at the far end of y
+    towards = _towards_owner(player)
     found: dict[int, Trail] = {}
     for t in mine:
         if not t.zone.endswith(".minions") or t.sideways or _face_down(t) or t.card == HERO:
