@@ -348,14 +348,10 @@ function renderQuestion(state, question) {
       onclick: () => write(`/api/questions/${question.id}`, { option: index }).catch(() => {}),
     }, prettify(state, option.label),
     index === question.default ? h("small", {}, " likely") : null))),
-    whereLine(state, question));
+    lookAt(state, question.options, `where-${question.id}`));
 }
 
-// Where the cards the question names lie now, so the players know where to look.
-function whereLine(state, question) {
-  return lookAt(state, question.options, `where-${question.id}`);
-}
-
+// Where the cards the options name lie now, so that the players know where to look.
 function lookAt(state, options, testid) {
   const where = whereToLook(state, options);
   return where.length ? h("div", { class: "question-where", testid },
