@@ -8,6 +8,10 @@ and uses only what the phone offers to make the score right.
   the view's option that matches what happened (two taps: the event, the option), else the
   card named by hand for a misread play (four: the event, "name the card", rank, suit),
   else "nothing happened" (two).
+- What happened and is not on the phone `PATIENCE_S` after it was done on the table, with
+  nothing wrong left to fix, is added as the camera's miss (`LiveTracker.missed`), right
+  after the event it followed: the event tapped, "it missed something after this", then the
+  event as the action bar records it (two taps, and one a card, attacker or target).
 
 What happened is the game's truth, as the players at the table know it; the player is never
 shown anything the page does not show.
@@ -21,6 +25,7 @@ from dataclasses import dataclass, field
 
 from simulator.game_views import event_key
 from tracker.camera.live import LiveTracker, fix_options
+from tracker.rules.engine import EngineError
 from tracker.rules.events import Event, Play
 
 SEEN = ("play", "attack", "hero_power", "secret_revealed")  # what the camera reports
@@ -34,6 +39,7 @@ MAX_FIXES = 12  # a game's fixes at most: a player gives up long before
 class ScriptedPlayer:
     truth: list[Event]  # the game as played
     fps: float
+    done: list[int] | None = None  # the frame each of truth's events was done on the table
     taps: int = 0
     fixes: int = 0
     lingered: int = 0  # wrong events that stayed on the phone over LINGER_S
@@ -50,25 +56,28 @@ class ScriptedPlayer:
             due = [i for i, since in wrong if i not in tried
                    and (final or frame - since >= PATIENCE_S * self.fps)]
             if not due:
-                return
+                break
             tried.add(due[0])
             if self._fix(due[0], tracker):
                 tried = set()  # the log changed: indices moved
+        while self.fixes < MAX_FIXES and self._add_missed(frame, tracker, final):
+            pass
 
     # --- what happened, and what the phone says -------------------------------------------
     def _happened(self, tracker: LiveTracker) -> list[str]:
         """What the players did in the turns the phone has begun: they know their turn's
         plays before the camera sees them, and in no fixed order."""
+        return [event_key(e) for e in self.truth[:self._begun(tracker)] if e.type in SEEN]
+
+    def _begun(self, tracker: LiveTracker) -> int:
+        """How many of truth's events are of the turns the phone has begun."""
         turns = sum(e.type == "end_turn" for e in tracker.events)
-        happened = []
-        for event in self.truth:
+        for at, event in enumerate(self.truth):
             if event.type == "end_turn":
                 turns -= 1
                 if turns < 0:
-                    break
-            elif event.type in SEEN:
-                happened.append(event_key(event))
-        return happened
+                    return at
+        return len(self.truth)
 
     def _logged(self, tracker: LiveTracker) -> list[tuple[int, str]]:
         return [(i, event_key(e)) for i, e in enumerate(tracker.events) if e.type in SEEN]
@@ -155,6 +164,45 @@ class ScriptedPlayer:
         self.taps, self.fixes = self.taps + FIX_TAPS, self.fixes + 1
         return True
 
+    def _add_missed(self, frame: int, tracker: LiveTracker, final: bool) -> bool:
+        """Add one event that happened `PATIENCE_S` ago or more and that the log lacks,
+        after the log's event it followed; False if there is none the phone can add."""
+        if self.done is None:
+            return False
+        _, missing = self._unmatched(tracker)
+        late = frame if final else frame - PATIENCE_S * self.fps
+        for at in reversed(range(self._begun(tracker))):  # a kind's latest are the missed
+            event = self.truth[at]
+            key = event_key(event)
+            if missing[key] <= 0:
+                continue
+            missing[key] -= 1
+            if self.done[at] > late:
+                continue  # not done yet, or only just: the camera may still see it
+            after = self._after(tracker, at)
+            try:
+                tracker.missed(event, after)
+            except EngineError:
+                continue  # not what the game can take there: a token numbered otherwise
+            self.taps += FIX_TAPS + _own_taps(event)
+            self.fixes += 1
+            return True
+        return False
+
+    def _after(self, tracker: LiveTracker, at: int) -> int:
+        """The log's event that truth's event `at` came right after: the nearest event
+        before it the log has (the same turn's, or the turn's end before it)."""
+        kinds = (*SEEN, "end_turn")
+        logged = [(i, event_key(e)) for i, e in enumerate(tracker.events) if e.type in kinds]
+        told = [event_key(e) for e in self.truth[:at] if e.type in kinds]
+        for back in reversed(range(len(told))):
+            nth = told[:back + 1].count(told[back])  # its n-th of a kind, in the log too
+            found = [i for i, k in logged if k == told[back]]
+            if len(found) >= nth:
+                return found[nth - 1]
+        first = next((i for i, _ in logged), len(tracker.events))
+        return first - 1  # before the first turn's events: after the mulligans
+
     def _named(self, event: Event, missing: Counter) -> Play | None:
         """What a misread play really was (card, target, choice): a play by the same
         player that happened and is not in the log."""
@@ -165,6 +213,17 @@ class ScriptedPlayer:
                     and truth.player == event.player and truth.card != event.card:
                 return truth
         return None
+
+
+def _own_taps(event: Event) -> int:
+    """The taps the action bar takes to record `event`: a card is its rank and suit; an
+    attack, its attacker and target; a target or a Choose One choice, one more each."""
+    taps = {"play": 2, "attack": 2, "hero_power": 0, "secret_revealed": 2}[event.type]
+    if event.type != "attack":
+        target = getattr(event, "target", None)
+        taps += len(target) if isinstance(target, list) else target is not None
+        taps += getattr(event, "choice", None) is not None
+    return taps
 
 
 def _in_order(option: list[Event], happened: list[str]) -> bool:

@@ -205,7 +205,7 @@ def video_game(truth: Game, folder: Path, seed: int, fps: float, deck: bool = Fa
     frame_ms: list[float] = []
     seen = []  # each frame's cards and moving zones, kept to study a game again offline
     conditions: dict[int, str] = {}  # the camera's condition at each frame there was
-    at_the_phone = ScriptedPlayer(truth.events, fps) if player else None
+    at_the_phone = ScriptedPlayer(truth.events, fps, _done(folder)) if player else None
     for index, frame in frames_of(folder / "video" / "frames"):
         started = time.thread_time()
         if frame is not None:
@@ -256,7 +256,7 @@ def replay_game(truth: Game, folder: Path, fps: float, player: bool = False) -> 
     inputs = {frame: list(events) for frame, events in reading.inputs.items()}
     reader = TableReader(LiveTracker())
     applied: list[int] = []
-    at_the_phone = ScriptedPlayer(truth.events, fps) if player else None
+    at_the_phone = ScriptedPlayer(truth.events, fps, _done(folder)) if player else None
     for index, _ in reader.read(enumerate(reading.frames), inputs):
         applied += [index] * (len(reader.tracker.events) - len(applied))
         _glance(at_the_phone, index, reader.tracker)

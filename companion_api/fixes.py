@@ -1,7 +1,8 @@
 """A person's fix of what the camera read: what may be put in place of one of its events
 (`tracker.camera.fix_options`: the view's other explanations, the event with another
-target or attacker, "nothing happened"; or the card named by hand), in the players' words,
-and a fix checked against the game before it goes to the camera's tracker.
+target or attacker, "nothing happened"; or the card named by hand), in the players' words;
+or an event it missed, added after any event or now. A fix is checked against the game
+before it goes to the camera's tracker.
 
 Plain functions of the session, called under the table's lock. A fix that cannot be made
 raises `Refused` with one sentence and changes nothing.
@@ -14,8 +15,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from cards import DECK, JOKER
-from tracker.camera import Fix, Fixes, fix_options, in_words
-from tracker.rules import Event, Game, Play, describe_event
+from tracker.camera import MISSABLE, Fix, Fixes, fix_options, in_words
+from tracker.rules import EngineError, Event, Game, Play, describe_event
 
 from .session import Refused, Session
 
@@ -25,18 +26,20 @@ CARD_IDS = frozenset((*DECK, JOKER))
 class FixRequest(BaseModel):
     """One of the offered options (by its place in the list), or the play's card named
     (with its target and Choose One choice, if the card was played otherwise than the
-    camera read)."""
+    camera read), or an event the camera missed right after this one."""
 
     model_config = ConfigDict(extra="forbid")
     option: int | None = Field(None, ge=0, description="an option of GET …/fixes")
     card: str | None = Field(None, max_length=4, description="the card really played")
     target: str | list[str] | None = Field(None, description="the named card's target(s)")
     choice: int | None = Field(None, description="the named card's Choose One choice")
+    missed: Event | None = Field(None, description="a play, attack, hero power or revealed "
+                                                   "secret the camera missed after this event")
 
     @model_validator(mode="after")
     def _one(self) -> FixRequest:
-        if (self.option is None) == (self.card is None):
-            raise ValueError('give exactly one of "option" and "card"')
+        if sum(x is not None for x in (self.option, self.card, self.missed)) != 1:
+            raise ValueError('give exactly one of "option", "card" and "missed"')
         if self.card is None and (self.target is not None or self.choice is not None):
             raise ValueError('"target" and "choice" go with "card"')
         return self
@@ -63,6 +66,8 @@ def _options(session: Session, index: int, fixes: Fixes) -> list[tuple[Event, ..
 
 def request(session: Session, camera: bool, index: int, asked: FixRequest) -> Fix:
     """The fix asked for, checked against the game as the server holds it."""
+    if asked.missed is not None:
+        return missed(session, camera, asked.missed, index)
     event, fixes = _camera_event(session, camera, index)
     if asked.option is not None:
         options = _options(session, index, fixes)
@@ -74,6 +79,29 @@ def request(session: Session, camera: bool, index: int, asked: FixRequest) -> Fi
     _check_card(before, event, index, card)
     _check_play(before, event, card, asked)
     return Fix(index, event, card=card, target=asked.target, choice=asked.choice)
+
+
+def missed(session: Session, camera: bool, event: Event, after: int | None) -> Fix:
+    """An event the camera missed, right after event `after` (None: now), checked: one the
+    camera could have seen, that the game can take there (against the rules or not)."""
+    events = session.game.events
+    if after is not None and not 0 <= after < len(events):
+        raise Refused(404, f"there is no event {after} (the game has {len(events)})")
+    if not camera:
+        raise Refused(409, "no camera keeps this game: record the event itself")
+    if event.type not in MISSABLE:
+        raise Refused(422, f"a {event.type} is the phone's to give, not the camera's to "
+                           "see: only a play, an attack, a hero power or a revealed secret "
+                           "can be added for it")
+    before = session.game.copy().undo_to(len(events) if after is None else after + 1)
+    gone = [a for a in before.check(event) if a.code == "target_not_found"]
+    if gone:  # against the rules may be kept, with its alert; not what cannot have been
+        raise Refused(422, f"{gone[0].message} then: it cannot have happened")
+    try:
+        before.apply(event)
+    except EngineError as error:
+        raise Refused(422, str(error)) from None
+    return Fix(after, None if after is None else events[after], missed=event)
 
 
 def _camera_event(session: Session, camera: bool, index: int) -> tuple[Event, Fixes]:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cards import DECK, JOKER
-from tracker.camera import Fixes, Question
+from tracker.camera import MISSABLE, Fixes, Question
 from tracker.rules import (
     HERO_POWER_COST,
     PLAYERS,
@@ -166,12 +166,13 @@ class Session:
 
     def fix_of(self, index: int) -> Fixes | None:
         """The camera's view that event `index` came from, with what may replace it (None:
-        the phone's event). A camera event no view explains any longer is its own."""
+        the phone's event). A camera event no view explains any longer is its own, and so
+        is one the phone added for the camera, which missed it."""
         found = next((f for f in self.fixes if f.covers(index)), None)
         if found is not None or index >= len(self.game.events):
             return found
         event = self.game.events[index]
-        if event.source != "camera":
+        if event.source != "camera" and (self.camera is None or event.type not in MISSABLE):
             return None
         alone = event.model_copy(update={"source": None, "confidence": None, "unsure": None})
         return Fixes(index, 1, ((alone,), ()), 0)

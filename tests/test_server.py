@@ -301,9 +301,19 @@ def test_with_a_source_the_camera_keeps_the_game_and_the_phone_gives_the_rest(tm
             time.sleep(0.1)
         bad = live.post("/api/new-game", {"heroes": {"p1": "bob", "p2": "thrall"}})
         assert bad.status_code == 422 and "unknown hero 'bob'" in bad.json()["detail"]
-        refused = live.post("/api/events", {"type": "play", "player": "p1", "card": "6H"})
+        refused = live.post("/api/events", {"type": "markers", "player": "p1",
+                                            "place": "armor", "count": 2})
         assert refused.status_code == 409 and "read from the table" in refused.json()["detail"]
         assert live.post("/api/undo").status_code == 409
+        # a play the camera missed is the phone's to add
+        live.post("/api/events", {"type": "play", "player": "p1", "card": "6H"}
+                  ).raise_for_status()
+        deadline = time.monotonic() + 10
+        while live.get("/api/state").json()["events"] < 2:
+            assert time.monotonic() < deadline, "the missed play never reached the state"
+            time.sleep(0.1)
+        ghost = live.post("/api/events", {"type": "attack", "attacker": "9C", "target": "p2"})
+        assert ghost.status_code == 422 and "9C" in ghost.json()["detail"]
         with httpx.stream("GET", live.url + "/stream.mjpg", timeout=10) as stream:
             assert stream.headers["content-type"].startswith("multipart/x-mixed-replace")
             first = next(stream.iter_bytes())

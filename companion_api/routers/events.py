@@ -1,6 +1,7 @@
 """Changing the game: an event, an undo, a new game. With a camera, the camera keeps the
-game: the phone gives only what no camera sees (a new game, the end of a turn, a
-concession), which goes to the camera's tracker."""
+game: the phone gives what no camera sees (a new game, the end of a turn, a concession) and
+what the camera missed (a play, an attack, a hero power, a secret revealed), which go to
+the camera's tracker."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ from fastapi import APIRouter, Body
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from tracker.camera import PHONE_EVENTS
+from tracker.camera import MISSABLE, PHONE_EVENTS
 from tracker.rules import EngineError, Event, Game, LogError, NewGame, Player, parse_event
 
 from ..dependencies import WRITES, Table, TableDep
+from ..fixes import missed
 from ..responses import with_state
 from ..session import Refused
 
@@ -31,6 +33,11 @@ class NewGameRequest(BaseModel):
 async def post_event(table: TableDep, event: Annotated[Event, Body()]) -> Response:
     if event.source is None:
         event = event.model_copy(update={"source": "phone"})
+    if table.feed and event.type in MISSABLE:  # the camera missed it: added now
+        fix = await table.change(missed, table.session, True, event, None)
+        if not table.feed.fix(fix):
+            raise Refused(409, "a fix is on its way to the camera; try again in a moment")
+        return with_state(table.session, [])
     if _to_the_camera(table, event):
         return with_state(table.session, [])
     return with_state(table.session, await table.change(table.session.add, event))
@@ -65,7 +72,8 @@ def _to_the_camera(table: Table, event: Event) -> bool:
         return False
     if event.type not in PHONE_EVENTS:
         raise Refused(409, f"the camera keeps this game: a {event.type} is read from the "
-                           "table; the phone gives only new game, end of turn and concede")
+                           "table; the phone gives new games, ends of turn, concessions and "
+                           "what the camera missed")
     if isinstance(event, NewGame):  # refused here: the camera's thread cannot answer
         try:
             Game().apply(event)

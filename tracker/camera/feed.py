@@ -71,14 +71,17 @@ class Fix:
     """A person's fix of the camera's event `index`, as the server saw it: applied only if
     the log's event there is still `expected` (the camera may have changed it meanwhile).
     Either `events` in place of the view's, or the play's `card` named by hand (with its
-    `target` and `choice`, if given; else the camera's, where the card takes them)."""
+    `target` and `choice`, if given; else the camera's, where the card takes them), or an
+    event the camera `missed`, right after event `index` (None: after the last, whatever
+    it is by then)."""
 
-    index: int
-    expected: Event
+    index: int | None
+    expected: Event | None
     events: tuple[Event, ...] = ()
     card: str | None = None
     target: str | list[str] | None = None
     choice: int | None = None
+    missed: Event | None = None
 
 
 Subscriber = Callable[[CameraUpdate], None]
@@ -297,9 +300,12 @@ class CameraFeed:
         (the camera explained that view again meanwhile), with a line saying so."""
         try:
             events = self.tracker.events
-            if fix.index >= len(events) or events[fix.index] != fix.expected:
+            if fix.index is not None and (fix.index >= len(events)
+                                          or events[fix.index] != fix.expected):
                 print(f"hearthtop-companion: warning: the fix of event {fix.index} was "
                       "dropped: the camera changed that event meanwhile", file=sys.stderr)
+            elif fix.missed is not None:
+                self.tracker.missed(fix.missed, fix.index)
             elif fix.card is not None:
                 self.tracker.name_card(fix.index, fix.card, fix.target, fix.choice)
             else:

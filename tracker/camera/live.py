@@ -7,8 +7,9 @@ every other event is the reconciler's explanation of a change on the table, appl
 the next view may revise it). Where the camera cannot tell explanations apart, the
 likeliest is applied and a question is kept with the others, so that a person can change
 the answer (`answer`); a rule break the camera may have misread is applied `unsure` and
-asked. Any camera event can be fixed by a person (`fix`, `name_card`). An answer or a fix
-replays the log from that point and explains the later views again.
+asked. Any camera event can be fixed by a person (`fix`, `name_card`), and what the
+camera missed added (`missed`). An answer or a fix replays the log from that point and
+explains the later views again.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from .reconcile import BLIND_DEPTH, Explanation, explain, may_hold, view_distanc
 from .view import NO_HINTS, Hints, TableView, expected_view, renamed
 
 PHONE_EVENTS = ("new_game", "end_turn", "concede")
+MISSABLE = ("play", "attack", "hero_power", "secret_revealed")  # what a camera may miss
 ASKED = "Which happened? The first is in the score now."
 UNSURE = "Against the rules, or misread? The first is in the score, not flagged."
 NOTHING = "Nothing happened: the camera misread the table"
@@ -488,6 +490,26 @@ class LiveTracker:
         if events not in choice.options:
             choice.options.append(events)
         self.answer(choice, choice.options.index(events))
+
+    def missed(self, event: Event, after: int | None = None) -> None:
+        """The players add an event the camera missed: right after the log's event `after`
+        (None: now, after the last). It is the phone's word; the camera's later views are
+        explained again on the game with it (so a card it lays is not read as played twice).
+        An event the engine cannot apply there raises `EngineError` and changes nothing."""
+        event = event.model_copy(update={"source": "phone", "confidence": None,
+                                         "unsure": None})
+        if after is None or after == len(self.events) - 1:
+            self.decide()  # what was provisional stays: the players saw the table since
+            self._last = None
+            self.game.apply(event)
+            return
+        self.game.copy().undo_to(after + 1).apply(event)  # checked before the log changes
+        choice = next((c for c in self.choices if c.covers(after)), None)
+        if choice is None:
+            self._rewrite(after, [self.events[after], event], again=True)
+            return
+        view, at = list(choice.events), after - choice.index
+        self.fix(after, [*view[:at + 1], event, *view[at + 1:]])
 
     def questions(self) -> list[Question]:
         """The newest open choices, as questions for the phones: each option in words, with
