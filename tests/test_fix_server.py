@@ -2,7 +2,8 @@
 time it looks: a recorded reading with that card renamed), held three events after the play
 while a person asks what may replace it and names the right card; the camera then plays
 on, and the game ends as the game read without the misread ends. Every bad fix is one
-sentence and queues nothing. The feed applies a fix only to the event it was made for."""
+sentence and queues nothing. What the camera missed is added after an event. The feed
+applies a fix only to the event it was made for."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from live_server import READING, held_camera, misread, recorded_end, wait_for_camera
+from live_server import READING, held_camera, misread, played, recorded_end, wait_for_camera
 from test_api import Quick, one_sentence, serve, state
 from test_fixes import _misread_game
 
@@ -21,6 +22,7 @@ from tracker.rules.events import Play
 
 PLAYED = 16  # the log's index of p1's 8♣ (read as 8♥) in the recorded game
 HELD_AT = 1360  # a frame after p2's Frostbolt and 2S: three events after the play
+POWER = {"type": "hero_power", "player": "p1", "target": "p1"}  # Anduin heals himself
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +87,13 @@ def test_a_bad_fix_is_one_sentence_and_queues_nothing(held):
             (url, {"card": "8C", "extra": 1}, 422, None),
             (url, {"option": 0, "target": "p2"}, 422, "go with"),
             (url, {"card": "8C", "choice": 3}, 422, "choice"),
-            (url, {"card": "QC", "target": "3D"}, 422, "3D was not in play then")]:
+            (url, {"card": "QC", "target": "3D"}, 422, "3D was not in play then"),
+            (url, {"missed": {"type": "end_turn"}}, 422, "the phone's to give"),
+            (url, {"missed": {"type": "attack", "attacker": "9C", "target": "p2"}}, 422,
+             "9C is not on the table then"),
+            (url, {"missed": {"type": "wave"}}, 422, None),
+            (url, {"missed": POWER, "option": 0}, 422, "exactly one"),
+            ("/api/events/99/fix", {"missed": POWER}, 404, "there is no event 99")]:
         response = live.post(path, body)
         assert response.status_code == status, (path, body, response.text)
         assert says is None or says in one_sentence(response), response.text
@@ -97,6 +105,34 @@ def test_a_bad_fix_is_one_sentence_and_queues_nothing(held):
     assert live.post(url, {"card": "8C"}).status_code == 200
     second = live.post(url, {"option": 0})
     assert second.status_code == 409 and "another fix" in one_sentence(second)
+
+
+def test_what_the_camera_missed_is_added_after_an_event_and_fixed_like_its_own(held, reading):
+    """Anduin's hero power, which the camera did not see, added right after his 8♣ (read
+    as 8♥); the camera reads on to the end. The phone's event is
+    then fixed as the camera's are: it did not happen after all."""
+    live, frames = held
+    assert live.post(f"/api/events/{PLAYED}/fix", {"missed": POWER}).status_code == 200
+    frames.go()
+    wait_for_camera(live)
+    log = live.get("/api/log").json()["events"]
+    alone = [e.model_dump(mode="json", exclude_none=True)
+             for e in played(misread(reading, "8C", "8H")).events]
+    assert log[:PLAYED + 1] == alone[:PLAYED + 1] and log[PLAYED + 1] == {**POWER,
+                                                                          "source": "phone"}
+    assert len(log) >= len(alone)  # the camera read on to the game's end
+    offer = live.get(f"/api/events/{PLAYED + 1}/fixes").json()
+    assert offer["now"] == "p1 uses Lesser Heal at p1"
+    # an option stands for the whole view (the 8H, and the power added to it): without it
+    without = [[e.get("card") for e in o["events"]] for o in offer["options"]].index(["8H"])
+    assert live.post(f"/api/events/{PLAYED + 1}/fix", {"option": without}).status_code == 200
+    deadline = time.monotonic() + 10
+    while len(fixed := live.get("/api/log").json()["events"]) == len(log):
+        assert time.monotonic() < deadline, "taking the added event back never came"
+        time.sleep(0.02)
+    assert [e | {"confidence": None} for e in fixed[:PLAYED + 1]] == [
+        e | {"confidence": None} for e in alone[:PLAYED + 1]] and "phone" not in [
+        e.get("source") for e in fixed if e["type"] not in ("new_game", "end_turn")]
 
 
 def test_a_misread_card_named_two_events_later_ends_the_game_right(held):

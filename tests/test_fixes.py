@@ -1,15 +1,18 @@
 """A person's fix of any camera event: one of the view's other explanations, "it did not
-happen", or the card named by hand; the log is replayed from there, and the camera's later
-readings of a card named by hand follow the name."""
+happen", or the card named by hand; or an event the camera missed, added where it happened.
+The log is replayed from there, and the camera's later readings of a card named by hand
+follow the name."""
 
 from __future__ import annotations
 
+import pytest
 from conftest import start
 
 from simulator.game_views import readable_state
 from tracker.camera.live import LiveTracker
 from tracker.camera.view import NO_HINTS, Hints, expected_view, renamed
-from tracker.rules.events import Attack, EndTurn, Play
+from tracker.rules.engine import EngineError
+from tracker.rules.events import Attack, EndTurn, HeroPower, Play
 
 
 def _misread_game():
@@ -104,3 +107,56 @@ def test_a_fix_of_one_event_keeps_the_others_its_view_was_explained_by():
     options = fix_options(tracker.game, tracker.fixes(), power)
     tracker.fix(power, next(o for o in options if [e.type for e in o] == ["play"]))
     assert [e.type for e in tracker.events if e.type in ("play", "hero_power")] == ["play"]
+
+
+def _unseen_attack_game():
+    """Jaina lays 4H; a turn later she lays 5H, then 4H attacks Garrosh (a hero's health is
+    on no card, and no slide was seen: the camera cannot tell); Garrosh lays 2D."""
+    table = start("jaina", "garrosh", turn=7)
+    truth, tracker = table.game.copy(), LiveTracker(game=table.game.copy())
+    for event in (Play(player="p1", card="4H"), EndTurn(), EndTurn(),
+                  Play(player="p1", card="5H"), Attack(attacker="4H", target="p2"), EndTurn(),
+                  Play(player="p2", card="2D")):
+        truth.apply(event)
+        if isinstance(event, EndTurn):
+            tracker.phone(event)
+        else:
+            tracker.seen(expected_view(truth), now=True)
+    return truth, tracker
+
+
+def test_what_the_camera_missed_is_added_where_it_happened():
+    truth, tracker = _unseen_attack_game()
+    assert "attack" not in [e.type for e in tracker.events]
+    laid = next(i for i, e in enumerate(tracker.events) if e.type == "play" and e.card == "5H")
+    tracker.missed(Attack(attacker="4H", target="p2"), laid)
+    kinds = [(e.type, e.source) for e in tracker.events[laid:]]
+    assert kinds == [("play", "camera"), ("attack", "phone"), ("end_turn", "phone"),
+                     ("play", "camera")]
+    assert readable_state(tracker.game) == readable_state(truth)
+    assert tracker.game.alerts == []
+    # the camera's next view of the same table brings nothing more
+    assert tracker.seen(expected_view(truth), now=True).events == []
+
+
+def test_what_the_camera_missed_just_now_is_added_last_and_not_read_again():
+    table = start("jaina", "garrosh", turn=7)
+    truth, tracker = table.game.copy(), LiveTracker(game=table.game.copy())
+    play = Play(player="p1", card="4H")
+    truth.apply(play)
+    tracker.missed(play)  # the phone is quicker than the camera
+    assert tracker.events[-1].card == "4H" and tracker.events[-1].source == "phone"
+    assert tracker.seen(expected_view(truth), now=True).events == []
+    assert [e.card for e in tracker.events if e.type == "play"] == ["4H"]
+
+
+def test_a_missed_event_the_game_cannot_take_changes_nothing():
+    """Totemic Call turns cards over from a pile whose order no camera game knows: added
+    without them, it cannot be applied, and the log stays as it was."""
+    table = start("thrall", "garrosh", turn=7)
+    tracker = LiveTracker(game=table.game.copy())
+    tracker.game.apply(Play(player="p1", card="4H"))
+    before = list(tracker.events)
+    with pytest.raises(EngineError, match="revealed"):
+        tracker.missed(HeroPower(player="p1"), len(before) - 2)
+    assert tracker.events == before

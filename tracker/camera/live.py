@@ -508,7 +508,8 @@ class LiveTracker:
         if choice is None:
             self._rewrite(after, [self.events[after], event], again=True)
             return
-        view, at = list(choice.events), after - choice.index
+        view = self.events[choice.index:choice.index + len(choice.events)]  # as logged
+        at = after - choice.index
         self.fix(after, [*view[:at + 1], event, *view[at + 1:]])
 
     def questions(self) -> list[Question]:
@@ -554,4 +555,6 @@ class LiveTracker:
         explained after it are explained again (`again`)."""
         length = len(choice.events)
         choice.chosen, choice.answered = option, True
-        self._rewrite(choice.index, choice.events, length, rename, again=again)
+        events = [e if e.source else e.model_copy(update={"source": "camera"})  # its reading
+                  for e in choice.events]
+        self._rewrite(choice.index, events, length, rename, again=again)
