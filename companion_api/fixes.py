@@ -55,7 +55,8 @@ def offer(session: Session, camera: bool, index: int) -> dict[str, Any]:
                          "events": [e.model_dump(mode="json", exclude_none=True)
                                     for e in option]}
                         for k, option in enumerate(_options(session, index, fixes))],
-            "name_card": event.type == "play"}
+            "name_card": event.type == "play",
+            "turn_of": session.game.copy().undo_to(index + 1).active}
 
 
 def _options(session: Session, index: int, fixes: Fixes) -> list[tuple[Event, ...]]:

@@ -615,6 +615,46 @@ def test_a_misread_card_is_named_on_the_phone_two_events_later(browser, tmp_path
         assert not pages.errors, pages.errors
 
 
+def test_what_the_camera_missed_is_recorded_on_the_phone_after_the_event_it_followed(
+        browser, tmp_path):
+    """The camera did not see Anduin heal himself right after laying his 8♣ (read as 8♥).
+    Two events later the player taps the play in the history, says the camera missed
+    something after it, and records the hero power with the action bar: it goes into the
+    log right after the play, and the camera reads on to the end of its recording."""
+    from tracker.camera import Reading
+
+    reading = Reading.load(READING)
+    camera, frames = held_camera(misread(reading, "8C", "8H"), at=1350)
+    with ThreadServer(tmp_path / "data", camera=camera) as live:
+        pages = Pages(browser, live)
+        try:
+            assert frames.reached.wait(30), "the camera never reached the frame"
+            phone = pages.phone()
+            line = tid(phone, "recent-16")
+            expect(line).to_contain_text("Anduin plays 8♥")
+            line.click()
+            tid(phone, "fix-missed").click()
+            expect(tid(phone, "missed-banner")).to_contain_text("right after “Anduin plays 8♥”")
+            expect(tid(phone, "btn-power")).to_be_enabled()  # Jaina's turn now, Anduin's then
+            phone.wait_for_timeout(200)
+            shot(phone, "missed-banner")
+            tid(phone, "btn-power").click()
+            expect(tid(phone, "mode-title")).to_contain_text("Lesser Heal")
+            phone.locator('[data-target="p1"]').first.click()
+            expect(tid(phone, "missed-banner")).to_have_count(0)
+            frames.go()
+            wait_for_camera(live)
+            log = live.get("/api/log").json()["events"]
+            assert log[16]["card"] == "8H" and log[17] == {
+                "type": "hero_power", "player": "p1", "target": "p1", "source": "phone"}
+            # the camera read on: the phone's newest line is no longer the held one
+            expect(tid(phone, "recent").locator("li").first).not_to_contain_text("Frostbolt")
+        finally:
+            frames.go()
+            pages.close()
+        assert not pages.errors, pages.errors
+
+
 def test_totemic_call_asks_for_the_cards_turned_over(pages, live):
     start_game(live, "thrall", "jaina")
     live.event("end_turn")

@@ -28,6 +28,8 @@ const app = {
   busy: false,
   seenAlerts: null, // game id and alert count last shown, so that only new ones toast
   fixing: null, // the camera event whose fix sheet is open: { index, line }
+  // what the camera missed is being recorded after an event: { index, text, player (whose turn) }
+  missedAfter: null,
 };
 
 // --- the token: from the address once, then kept on this phone -------------------------------
@@ -125,12 +127,25 @@ async function write(path, body, { quiet = false } = {}) {
   }
 }
 
-async function send(event) {
+async function send(event, options) {
   try {
-    return await write("/api/events", event);
+    return await write(...eventRequest(event), options);
   } catch {
     return null;
   }
+}
+
+// Where an event goes: after the event the players picked, when it is what the camera missed
+// there; else to the log (with a camera: what it missed just now, or the phone's own).
+const MISSABLE = ["play", "attack", "hero_power", "secret_revealed"];
+function eventRequest(event) {
+  const after = app.missedAfter;
+  if (after && MISSABLE.includes(event.type)) {
+    app.missedAfter = null;
+    renderActions();
+    return [`/api/events/${after.index}/fix`, { missed: event }];
+  }
+  return ["/api/events", event];
 }
 
 function tokenRefused(message) {
@@ -391,6 +406,10 @@ async function openFix(index) {
     offer.name_card ? h("button", { class: "btn big fix-name", testid: "fix-name-card",
       onclick: () => nameCard(index, offer) },
     h("span", {}, h("b", {}, "Name the card"), h("small", {}, "the camera misread it"))) : null,
+    h("button", { class: "btn big fix-missed", testid: "fix-missed",
+      onclick: () => recordMissed(index, prettify(state, offer.now), offer.turn_of) },
+    h("span", {}, h("b", {}, "It missed something after this"),
+      h("small", {}, "record it with the buttons below"))),
     nothing >= 0 ? option(offer.options[nothing], nothing) : null,
   ], "fix-sheet");
   app.fixing = { index, line: lineAt(state, index) };
@@ -429,6 +448,13 @@ function nameCard(index, offer) {
   drawPicker();
 }
 
+// The next play, attack, hero power or secret recorded goes right after event `index`.
+function recordMissed(index, text, player) {
+  closeSheet();
+  app.missedAfter = { index, text, player };
+  renderActions();
+}
+
 async function sendFix(index, body) {
   closeSheet();
   try {
@@ -455,7 +481,8 @@ function renderActions() {
   document.body.classList.toggle("has-actions", !bar.hidden);
   if (bar.hidden) return;
   const key = JSON.stringify([state.game, state.version, app.moves?.moves?.length,
-    app.movesFor, app.any, app.heroes.length, app.busy, app.mode?.key, app.mode?.picked, state.over]);
+    app.movesFor, app.any, app.heroes.length, app.busy, app.mode?.key, app.mode?.picked, state.over,
+    app.missedAfter?.index]);
   if (bar.dataset.key === key) return;
   bar.dataset.key = key;
 
@@ -473,7 +500,7 @@ function renderActions() {
     bar.replaceChildren(mulliganBar());
     return;
   }
-  const active = state.active;
+  const active = actor();
   const side = state.players[active];
   const power = legalMoves("hero_power");
   const attacks = legalMoves("attack");
@@ -487,20 +514,44 @@ function renderActions() {
       "btn-play", "btn-primary wide", openPicker),
       bigButton(h("span", {}, h("b", {}, powerName), h("small", {},
         side.hero_power_used ? "used" : "2 mana")), "btn-power",
-      power.length ? "btn-power" : "", startPower, !power.length && !app.any)),
+      power.length ? "btn-power" : "", startPower, !power.length && !anyMove())),
     h("div", { class: "action-row" },
       bigButton(h("span", {}, h("b", {}, "Attack"), h("small", {},
         attacks.length ? `${new Set(attacks.map((a) => a.attacker)).size} can attack`
           : "none ready")), "btn-attack", attacks.length ? "btn-attack" : "",
-      startAttack, !attacks.length && !app.any),
-      secrets.length || app.any ? bigButton(h("span", {}, h("b", {}, "Secret"),
+      startAttack, !attacks.length && !anyMove()),
+      secrets.length || anyMove() ? bigButton(h("span", {}, h("b", {}, "Secret"),
         h("small", {}, "revealed")), "btn-secret", secrets.length ? "btn-secret" : "",
       startSecret) : null,
       bigButton(h("span", {}, h("b", {}, "End turn")), "btn-end-turn", "btn-end", endTurn),
       bigButton(h("span", { class: "undo-label" }, "↶", h("small", {}, "Undo")), "btn-undo",
         "btn-undo", askUndo)),
   ];
+  if (app.missedAfter) rows.unshift(missedBanner());
   bar.replaceChildren(...rows);
+}
+
+// While what the camera missed is recorded: after what, and a way out.
+function missedBanner() {
+  return h("div", { class: "missed-banner", testid: "missed-banner" },
+    h("span", {}, h("b", {}, "What did the camera miss?"),
+      h("small", {}, `It goes right after “${app.missedAfter.text}”.`)),
+    h("button", { class: "btn", testid: "missed-cancel", onclick: () => {
+      app.missedAfter = null;
+      renderActions();
+    } }, "Cancel"));
+}
+
+// Every move offered, legal now or not: "any action" is on, or what the camera missed earlier
+// is being recorded (the moves legal now say little of then).
+function anyMove() {
+  return app.any || Boolean(app.missedAfter);
+}
+
+// Whose move is being recorded: the player to play, or whose turn it was when the camera
+// missed something.
+function actor() {
+  return app.missedAfter?.player || app.state.active;
 }
 
 function bigButton(content, testid, cls, onclick, disabled = false) {
@@ -632,7 +683,7 @@ function idleTap(id) {
   const state = app.state;
   if (!state || state.over || state.phase === "setup") return;
   const attackers = new Set(legalMoves("attack").map((m) => m.attacker));
-  if (attackers.has(id) || app.any) {
+  if (attackers.has(id) || anyMove()) {
     chooseAttackTarget(id);
     return;
   }
@@ -650,7 +701,7 @@ function rankCost(rank) {
 
 function openPicker() {
   if (!app.state) return;
-  picker.player = app.state.active;
+  picker.player = actor();
   picker.rank = null;
   picker.purpose = "play";
   drawPicker();
@@ -670,7 +721,7 @@ function drawPicker() {
     PLAYERS.map((player) => h("button", {
       class: `btn seg ${picker.player === player ? "on" : ""}`,
       testid: `picker-player-${player}`,
-      disabled: player !== picker.player && (naming || (!app.any && purpose === "play")),
+      disabled: player !== picker.player && (naming || (!anyMove() && purpose === "play")),
       onclick: () => { picker.player = player; picker.rank = null; drawPicker(); },
     }, playerName(state, player))));
   const ranks = h("div", { class: "ranks", testid: "ranks" },
@@ -772,7 +823,8 @@ async function pickCard(card) {
     revealSecret(player, card, info);
     return;
   }
-  const legal = info.options.some((o) => o.legal);
+  // what the camera missed earlier is recorded as it happened: the rules of now say nothing
+  const legal = Boolean(app.missedAfter) || info.options.some((o) => o.legal);
   if (!legal) {
     const why = [...new Set(info.options.flatMap((o) => o.alerts))].slice(0, 2)
       .map((text) => `${prettify(app.state, text)}.`).join(" ");
@@ -784,7 +836,7 @@ async function pickCard(card) {
   resolveOptions(info.options, {
     title: `${cardText(card)} ${info.name || ""}`.trim(),
     text: info.text,
-    confirmed: !legal,
+    confirmed: !legal || Boolean(app.missedAfter),
   });
 }
 
@@ -874,7 +926,7 @@ function chooseOne(title, text, pool) {
 
 async function startPower() {
   const state = app.state;
-  const player = state.active;
+  const player = actor();
   const heroInfo = app.heroes.find((x) => x.key === state.players[player].hero);
   const title = heroInfo?.power || "Hero power";
   let info;
@@ -884,7 +936,8 @@ async function startPower() {
     toast(error.message, "error");
     return;
   }
-  const legal = info.options.some((o) => o.legal);
+  // what the camera missed earlier is recorded as it happened: the rules of now say nothing
+  const legal = Boolean(app.missedAfter) || info.options.some((o) => o.legal);
   if (!legal) {
     const why = [...new Set(info.options.flatMap((o) => o.alerts))].slice(0, 2)
       .map((text) => `${prettify(state, text)}.`).join(" ");
@@ -892,16 +945,17 @@ async function startPower() {
       `${why} Record it anyway? It will be kept with an alert.`);
     if (!ok) return;
   }
-  // once confirmed, every target may be picked
-  const options = legal ? info.options : info.options.map((o) => ({ ...o, legal: true }));
-  resolvePower(options, title, heroInfo, !legal);
+  // once confirmed (or for what the camera missed earlier), every target may be picked
+  const anyTarget = !legal || Boolean(app.missedAfter);
+  const options = anyTarget ? info.options.map((o) => ({ ...o, legal: true })) : info.options;
+  resolvePower(options, title, heroInfo, anyTarget);
 }
 
 function resolvePower(options, title, heroInfo, confirmed = false) {
   const targeted = options.some((o) => o.event.target);
   const send0 = async (event) => {
     try {
-      await write("/api/events", event, { quiet: true });
+      await write(...eventRequest(event), { quiet: true });
     } catch (error) {
       if (/revealed/i.test(error.message)) openReveal(event, title);
       else toast(error.message, "error", "Not recorded");
@@ -971,13 +1025,14 @@ function startAttack() {
   const state = app.state;
   const attacks = legalMoves("attack");
   const attackers = new Set(attacks.map((m) => m.attacker));
-  const own = new Set(app.any ? allCharacters(state) : ownCharacters(state, state.active));
+  const own = new Set(anyMove() ? allCharacters(state) : ownCharacters(state, actor()));
   pickTargets({
     title: "Attack",
     hint: "Tap the minion or hero that attacks",
     legal: () => attackers,
     only: own,
     reason: (id) => `${characterName(state, id)} may not attack now.`,
+    noConfirm: Boolean(app.missedAfter),
     finish: ([attacker]) => chooseAttackTarget(attacker, true),
   });
 }
@@ -992,10 +1047,10 @@ function chooseAttackTarget(attacker, confirmed = false) {
     hint: "Tap what it attacks",
     legal: () => targets,
     only: new Set(allCharacters(state).filter((id) => id !== attacker
-      && (app.any || !ownCharacters(state, owner).includes(id)))),
+      && (anyMove() || !ownCharacters(state, owner).includes(id)))),
     reason: (id) => targets.size ? `${characterName(state, id)} is not a target it may attack.`
       : `${characterName(state, attacker)} may not attack now.`,
-    noConfirm: confirmed && !targets.size,
+    noConfirm: (confirmed && !targets.size) || Boolean(app.missedAfter),
     finish: ([target]) => send({ type: "attack", attacker, target }),
   });
 }
@@ -1003,7 +1058,7 @@ function chooseAttackTarget(attacker, confirmed = false) {
 async function startSecret() {
   const secrets = legalMoves("secret_revealed");
   if (!secrets.length) {
-    picker.player = PLAYERS.find((p) => p !== app.state.active);
+    picker.player = PLAYERS.find((p) => p !== actor());
     picker.rank = null;
     picker.purpose = "secret";
     drawPicker();
