@@ -91,9 +91,14 @@ def missed(session: Session, camera: bool, event: Event, after: int | None) -> F
     if not camera:
         raise Refused(409, "no camera keeps this game: record the event itself")
     if event.type not in MISSABLE:
-        raise Refused(422, f"a {event.type} is the phone's to give, not the camera's to "
+        raise Refused(422, f"{event.type} is the phone's own input, not the camera's to "
                            "see: only a play, an attack, a hero power or a revealed secret "
                            "can be added for it")
+    if session.game.table is None:
+        raise Refused(409, "no game in progress: start one with a new game first")
+    if after is None and session.game.over:
+        raise Refused(409, "the game is over: what the camera missed before its end is added "
+                           "with the Fix of the event it followed")
     before = session.game.copy().undo_to(len(events) if after is None else after + 1)
     gone = [a for a in before.check(event) if a.code == "target_not_found"]
     if gone:  # against the rules may be kept, with its alert; not what cannot have been

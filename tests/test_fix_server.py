@@ -88,7 +88,7 @@ def test_a_bad_fix_is_one_sentence_and_queues_nothing(held):
             (url, {"option": 0, "target": "p2"}, 422, "go with"),
             (url, {"card": "8C", "choice": 3}, 422, "choice"),
             (url, {"card": "QC", "target": "3D"}, 422, "3D was not in play then"),
-            (url, {"missed": {"type": "end_turn"}}, 422, "the phone's to give"),
+            (url, {"missed": {"type": "end_turn"}}, 422, "the phone's own input"),
             (url, {"missed": {"type": "attack", "attacker": "9C", "target": "p2"}}, 422,
              "9C is not on the table then"),
             (url, {"missed": {"type": "wave"}}, 422, None),
