@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from simulator.game_views import event_key
 from tracker.camera.live import LiveTracker, fix_options
-from tracker.rules.engine import EngineError
+from tracker.rules.engine import EngineError, Game
 from tracker.rules.events import Event, Play
 
 SEEN = ("play", "attack", "hero_power", "secret_revealed")  # what the camera reports
@@ -182,12 +182,31 @@ class ScriptedPlayer:
             after = self._after(tracker, at)
             try:
                 tracker.missed(event, after)
-            except EngineError:
-                continue  # not what the game can take there: a token numbered otherwise
+            except EngineError as error:
+                if "revealed" not in str(error):
+                    continue  # not what the game can take there: a token numbered otherwise
+                # Totemic Call: the page asks which cards it turned over, in order
+                event = event.model_copy(update={"revealed": self._turned_over(at)})
+                try:
+                    tracker.missed(event, after)
+                except EngineError:
+                    continue
             self.taps += FIX_TAPS + _own_taps(event)
             self.fixes += 1
             return True
         return False
+
+    def _turned_over(self, at: int) -> list[str]:
+        """The cards truth's event `at` turned over from the top of the deck (a Totemic
+        Call), as the players saw them: the deck before it, less the deck after it."""
+        game = Game()
+        for event in self.truth[:at]:
+            game.apply(event)
+        before = list(game.table.deck)
+        game.apply(self.truth[at])
+        after = list(game.table.deck)
+        taken = next(k for k in range(len(before) + 1) if after[:len(before) - k] == before[k:])
+        return before[:taken]
 
     def _after(self, tracker: LiveTracker, at: int) -> int:
         """The log's event that truth's event `at` came right after: the nearest event
@@ -219,6 +238,7 @@ def _own_taps(event: Event) -> int:
     """The taps the action bar takes to record `event`: a card is its rank and suit; an
     attack, its attacker and target; a target or a Choose One choice, one more each."""
     taps = {"play": 2, "attack": 2, "hero_power": 0, "secret_revealed": 2}[event.type]
+    taps += len(getattr(event, "revealed", None) or ()) + bool(getattr(event, "revealed", None))
     if event.type != "attack":
         target = getattr(event, "target", None)
         taps += len(target) if isinstance(target, list) else target is not None
