@@ -65,9 +65,10 @@ class ScriptedPlayer:
 
     # --- what happened, and what the phone says -------------------------------------------
     def _happened(self, tracker: LiveTracker) -> list[str]:
-        """What the players did in the turns the phone has begun: they know their turn's
-        plays before the camera sees them, and in no fixed order."""
-        return [event_key(e) for e in self.truth[:self._begun(tracker)] if e.type in SEEN]
+        """What the players did in the turns the phone has begun, each with its turn: they
+        know their turn's plays before the camera sees them, and in no fixed order."""
+        truth = self.truth[:self._begun(tracker)]
+        return [_key(e, t) for e, t in zip(truth, _turns(truth), strict=True) if e.type in SEEN]
 
     def _begun(self, tracker: LiveTracker) -> int:
         """How many of truth's events are of the turns the phone has begun."""
@@ -80,7 +81,9 @@ class ScriptedPlayer:
         return len(self.truth)
 
     def _logged(self, tracker: LiveTracker) -> list[tuple[int, str]]:
-        return [(i, event_key(e)) for i, e in enumerate(tracker.events) if e.type in SEEN]
+        events = tracker.events
+        return [(i, _key(e, t)) for i, (e, t) in enumerate(zip(events, _turns(events),
+                                                                strict=True)) if e.type in SEEN]
 
     def _unmatched(self, tracker: LiveTracker) -> tuple[list[int], Counter]:
         """The log's events that match nothing that happened (their indices: the latest of
@@ -100,10 +103,11 @@ class ScriptedPlayer:
         """The wrong events on the phone (log index, frame first seen there), oldest first;
         those there longer than LINGER_S counted once."""
         indices, _ = self._unmatched(tracker)
+        turns = _turns(tracker.events)
         seen: Counter = Counter()
         now = {}
         for index in indices:
-            key = event_key(tracker.events[index])
+            key = _key(tracker.events[index], turns[index])
             seen[key] += 1
             ident = (key, seen[key])
             since = self._wrong_since.get(ident, frame)
@@ -122,11 +126,12 @@ class ScriptedPlayer:
         for choice in tracker.open_choices():
             if not any(choice.covers(index) for index in wrong):
                 continue
-            keys = [Counter(event_key(e) for e in option) for option in choice.options]
+            turn = _turns(tracker.events)[choice.index]
+            keys = [Counter(_key(e, turn) for e in option) for option in choice.options]
             right = missing + keys[choice.chosen]
             happened = self._happened(tracker)
             true = [n for n, k in enumerate(keys) if n != choice.chosen and k and not k - right
-                    and k & missing and _in_order(choice.options[n], happened)]
+                    and k & missing and _in_order(choice.options[n], turn, happened)]
             if true:
                 tracker.answer(choice, true[0])
                 self.taps += ANSWER_TAPS
@@ -143,22 +148,23 @@ class ScriptedPlayer:
         fix = next((f for f in fixes if f.covers(index)), None)
         view, at = ([event], 0) if fix is None else (fix.options[fix.chosen], index - fix.index)
         without = [*view[:at], *view[at + 1:]]  # this one did not happen
-        right = missing + Counter(event_key(e) for e in without)
+        turn = _turns(tracker.events)[index]
+        right = missing + Counter(_key(e, turn) for e in without)
         happened = self._happened(tracker)
         fits = [(sum((keys & missing).values()), n) for n, keys in
-                enumerate(Counter(event_key(e) for e in o) for o in options)
-                if keys & missing and not keys - right and _in_order(options[n], happened)]
+                enumerate(Counter(_key(e, turn) for e in o) for o in options)
+                if keys & missing and not keys - right and _in_order(options[n], turn, happened)]
         if fits:
             tracker.fix(index, options[max(fits)[1]])
             self.taps, self.fixes = self.taps + FIX_TAPS, self.fixes + 1
             return True
-        named = self._named(event, missing)
+        named = self._named(event, turn, missing)
         if named is not None:
             tracker.name_card(index, named.card, named.target, named.choice)
             extra = (named.target is not None) + (named.choice is not None)  # a tap each
             self.taps, self.fixes = self.taps + NAME_TAPS + extra, self.fixes + 1
             return True
-        if any(json.loads(key)["type"] == event.type for key in missing):
+        if any(json.loads(key.split(" ", 1)[1])["type"] == event.type for key in missing):
             return False  # what it was is not among the phone's choices: left as it is
         tracker.fix(index, without if without in options else [])
         self.taps, self.fixes = self.taps + FIX_TAPS, self.fixes + 1
@@ -171,9 +177,10 @@ class ScriptedPlayer:
             return False
         _, missing = self._unmatched(tracker)
         late = frame if final else frame - PATIENCE_S * self.fps
+        turns = _turns(self.truth)
         for at in reversed(range(self._begun(tracker))):  # a kind's latest are the missed
             event = self.truth[at]
-            key = event_key(event)
+            key = _key(event, turns[at])
             if missing[key] <= 0:
                 continue
             missing[key] -= 1
@@ -222,13 +229,13 @@ class ScriptedPlayer:
         first = next((i for i, _ in logged), len(tracker.events))
         return first - 1  # before the first turn's events: after the mulligans
 
-    def _named(self, event: Event, missing: Counter) -> Play | None:
+    def _named(self, event: Event, turn: int, missing: Counter) -> Play | None:
         """What a misread play really was (card, target, choice): a play by the same
-        player that happened and is not in the log."""
+        player in the same turn that happened and is not in the log."""
         if event.type != "play":
             return None
-        for truth in self.truth:
-            if isinstance(truth, Play) and event_key(truth) in missing \
+        for truth, when in zip(self.truth, _turns(self.truth), strict=True):
+            if isinstance(truth, Play) and _key(truth, when) in missing and when == turn \
                     and truth.player == event.player and truth.card != event.card:
                 return truth
         return None
@@ -246,8 +253,22 @@ def _own_taps(event: Event) -> int:
     return taps
 
 
-def _in_order(option: list[Event], happened: list[str]) -> bool:
+def _in_order(option: list[Event], turn: int, happened: list[str]) -> bool:
     """The option's events came in this order: a player reads an option as a whole, and
     "attacks with the sword, then draws the sword" is not what happened."""
     rest = iter(happened)
-    return all(event_key(event) in rest for event in option)
+    return all(_key(event, turn) in rest for event in option)
+
+
+def _turns(events: list[Event]) -> list[int]:
+    """Each event's turn: the ends of turn before it. Players check a play against the
+    turn it was made in: the right card in the wrong turn spends the wrong mana."""
+    turns, ended = [], 0
+    for event in events:
+        turns.append(ended)
+        ended += event.type == "end_turn"
+    return turns
+
+
+def _key(event: Event, turn: int) -> str:
+    return f"{turn} {event_key(event)}"
