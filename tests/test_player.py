@@ -55,11 +55,11 @@ def test_the_player_fixes_a_hero_power_target_and_keeps_the_minion_laid_with_it(
 
 
 def test_an_option_is_taken_only_in_the_order_things_happened():
-    from bench.player import _in_order
-    from simulator.game_views import event_key
+    from bench.player import _in_order, _key
     from tracker.rules.events import Attack, HeroPower
 
     power, attack = HeroPower(player="p2"), Attack(attacker="p2", target="9C")
-    happened = [event_key(power), event_key(attack)]
-    assert _in_order([power, attack], happened) and _in_order([attack], happened)
-    assert not _in_order([attack, power], happened)
+    happened = [_key(power, 3), _key(attack, 3)]
+    assert _in_order([power, attack], 3, happened) and _in_order([attack], 3, happened)
+    assert not _in_order([attack, power], 3, happened)
+    assert not _in_order([power, attack], 4, happened)  # the same, a turn later
