@@ -63,3 +63,25 @@ def test_an_option_is_taken_only_in_the_order_things_happened():
     assert _in_order([power, attack], 3, happened) and _in_order([attack], 3, happened)
     assert not _in_order([attack, power], 3, happened)
     assert not _in_order([power, attack], 4, happened)  # the same, a turn later
+
+
+def test_the_player_adds_what_the_camera_missed_where_it_happened():
+    """4H's attack at Garrosh left nothing on the table the camera could see. Once it has
+    been done 5 s, the player adds it after the play it followed (two taps, then attacker
+    and target), and the game is right."""
+    from test_fixes import _unseen_attack_game
+
+    from bench.player import FIX_TAPS
+
+    truth, tracker = _unseen_attack_game()
+    attack = next(i for i, e in enumerate(truth.events) if e.type == "attack")
+    done = [0] * len(truth.events)
+    done[attack] = 100  # the frame the attack was done on the table
+    player = ScriptedPlayer(truth.events, fps=15.0, done=done)
+    player.look(100 + 4 * 15, tracker)  # done 4 s ago: the camera may still see it
+    assert player.fixes == 0
+    player.look(100 + 5 * 15, tracker)
+    assert player.fixes == 1 and player.taps == FIX_TAPS + 2
+    assert [e.type for e in tracker.events if e.type != "end_turn"][-3:] == [
+        "play", "attack", "play"]
+    assert readable_state(tracker.game) == readable_state(truth)
