@@ -492,6 +492,37 @@ def test_an_illegal_play_is_recorded_with_its_alert(pages, live):
     assert log[-1] == {"source": "phone", "type": "hero_power", "player": "p1", "target": "p2"}
 
 
+def test_the_picker_never_works_from_stale_card_information(pages, live):
+    """Mana spent while the picker is open, the same rank opened again, then a new game with
+    other heroes: each time the suits say what is true now, and a play the rules forbid
+    now asks first."""
+    start_game(live)
+    live.event("end_turn")
+    live.event("end_turn")  # Jaina's 2nd turn: 2 mana
+    phone = pages.phone()
+    expect(tid(phone, "btn-play")).to_contain_text("2 mana")
+    play_card(phone, "7")  # a 7 costs 2: every suit may be played …
+    expect(tid(phone, "suit-S")).not_to_have_class(re.compile(r"not-legal"))
+    live.event("play", player="p1", card="6H")  # … until a second phone spends 1 of it
+    expect(tid(phone, "suit-S")).to_contain_text("needs 2 mana, 1 left")
+    tid(phone, "picker-close").click()
+    play_card(phone, "7")  # the same rank opened again
+    expect(tid(phone, "suit-S")).to_have_class(re.compile(r"not-legal"))
+    tid(phone, "suit-S").click()
+    expect(tid(phone, "confirm")).to_contain_text("against the rules")
+    shot(phone, "stale-picker-confirm")
+    tid(phone, "confirm-no").click()
+    tid(phone, "picker-close").click()
+    # a new game with other heroes: Rexxar's ace is Rexxar's, wherever Jaina's lay
+    start_game(live, "rexxar", "uther")
+    expect(tid(phone, "btn-play")).to_contain_text("Rexxar")
+    play_card(phone, "A")
+    for suit in "SHDC":
+        fresh = live.get(f"/api/moves?card=A{suit}&player=p1").json()
+        expect(tid(phone, f"suit-{suit}")).to_contain_text(fresh["name"])
+        expect(tid(phone, f"suit-{suit}")).not_to_contain_text("discard")
+
+
 # --- cards with choices: split damage and Choose One ---------------------------------------------
 
 def test_split_damage_and_choose_one(pages, live):

@@ -199,6 +199,7 @@ function acceptState(state, { fresh = false, fromWrite = false } = {}) {
     if (!fromWrite) cancelMode("The table changed; start the action again.");
   }
   toastNewAlerts(old, state);
+  if (!old || old.game !== state.game || old.version !== state.version) forgetCardInfo();
   const fixed = app.fixing && lineAt(state, app.fixing.index);
   if (app.fixing && fixed !== null && fixed !== app.fixing.line) {
     // the camera explained that view again: the options shown are for what it was
@@ -782,6 +783,14 @@ function placeWords(place) {
   if (place === "deck") return "in the deck";
   if (place.startsWith("secret:")) return `a secret of ${place.slice(7)}`;
   return place;
+}
+
+// What a card would do and cost is true of one position only: each change of the state (mana
+// spent, a minion laid, a new game) asks again, and an open picker is redrawn with the answers.
+function forgetCardInfo() {
+  picker.infos = {};
+  const open = !$("sheet-layer").hidden && $("sheet").classList.contains("picker-sheet");
+  if (open && picker.rank && picker.rank !== "Coin") pickRank(picker.rank);
 }
 
 async function pickRank(rank) {
