@@ -27,6 +27,7 @@ from tracker.camera import MISSABLE, Fixes, Question
 from tracker.rules import (
     HERO_POWER_COST,
     PLAYERS,
+    Attack,
     Concede,
     EngineError,
     Event,
@@ -286,9 +287,10 @@ class Session:
 
     # --- what may be done --------------------------------------------------------------------
     def moves(self, card: str | None = None, player: str | None = None,
-              power: bool = False) -> dict[str, Any]:
-        """The legal moves now; with a card (or the hero power), every way to play it (use
-        it), each marked legal or not, with the alerts it would raise."""
+              power: bool = False, attacker: str | None = None) -> dict[str, Any]:
+        """The legal moves now; with a card (or the hero power, or an attacker), every way
+        to play it (use it, attack with it), each marked legal or not, with the alerts it
+        would raise."""
         game = self.game
         if game.table is None or game.over:
             return {"active": game.active, "phase": game.phase, "moves": [], "cards": [],
@@ -299,6 +301,12 @@ class Session:
         if card is not None:
             return {**head, **self.card_info(player, card),
                     "options": self._options(card_plays(game, player, card, rng))}
+        if attacker is not None:
+            everyone = [*game.sides, *(m.id for s in game.sides.values() for m in s.minions)]
+            if attacker not in everyone:
+                raise Refused(422, f"{attacker} is not on the table: it cannot attack")
+            return {**head, "attacker": attacker, "options": self._options(
+                [Attack(attacker=attacker, target=t) for t in everyone if t != attacker])}
         if power:
             ability = game.sides[player].hero.power
             return {**head, "name": ability.name, "kind": "power", "cost": HERO_POWER_COST,

@@ -314,6 +314,27 @@ def test_moves_of_the_hero_power_mark_legality(live):
     assert "during p1's turn" in armor["options"][0]["alerts"][0]
 
 
+def test_moves_of_an_attacker_say_why_each_target_is_against_the_rules(live):
+    new_game(live, {"p1": "jaina", "p2": "garrosh"}, deck=None)
+    for event in ({"type": "mulligan", "player": "p1", "count": 0},
+                  {"type": "end_turn"}, {"type": "play", "player": "p2", "card": "6D"},
+                  {"type": "end_turn"}, {"type": "play", "player": "p1", "card": "6H"},
+                  {"type": "end_turn"}):
+        live.event(**event)
+    game = Game.replay(parse_event(e) for e in live.get("/api/log").json()["events"])
+    shown = live.get("/api/moves", params={"attacker": "6D"}).json()
+    assert shown["attacker"] == "6D"
+    assert {o["event"]["target"] for o in shown["options"]} == {"p1", "p2", "6H"}
+    for option in shown["options"]:
+        assert option["legal"] == game.is_legal(parse_event(option["event"]))
+    why = {o["event"]["target"]: o["alerts"] for o in shown["options"]}
+    assert "past Taunt (6H)" in why["p1"][0] and why["6H"] == []
+    for bad, says in (("9C", "9C is not on the table"), ("<b>", "<b> is not on the table"),
+                      ("x" * 9, "attacker")):
+        refused = live.get("/api/moves", params={"attacker": bad})
+        assert refused.status_code == 422 and says in one_sentence(refused), refused.text
+
+
 def test_the_cameras_questions_are_shown_and_answered(tmp_path):
     """The camera played a game it could not wholly see (a recorded reading): its questions
     are on every page; a bad answer is one sentence and changes nothing; an answer goes

@@ -523,6 +523,31 @@ def test_the_picker_never_works_from_stale_card_information(pages, live):
         expect(tid(phone, f"suit-{suit}")).not_to_contain_text("discard")
 
 
+def test_the_table_reads_right_between_turns_and_games(pages, live):
+    """An attack past a Taunt says which rule it breaks; a minion that attacked is dimmed
+    on its own turn only; a new game starts with no "+" from the last one."""
+    start_game(live)
+    live.event("end_turn")
+    live.event("play", player="p2", card="6D")
+    live.event("end_turn")
+    live.event("play", player="p1", card="6H")  # a 1/1 Taunt
+    live.event("end_turn")
+    phone = pages.phone()
+    expect(tid(phone, "minion-6D")).to_be_visible()
+    wait_moves(phone, "btn-attack", "can attack")
+    tid(phone, "minion-6D").click()
+    tid(phone, "hero-p1").click()
+    expect(tid(phone, "confirm")).to_contain_text("Taunt")
+    shot(phone, "attack-why")
+    tid(phone, "confirm-yes").click()  # recorded anyway, with its alert
+    expect(tid(phone, "minion-6D")).to_have_class(re.compile(r"\battacked\b"))
+    tid(phone, "btn-end-turn").click()  # Jaina's turn: Garrosh's 6♦ is not spent now
+    expect(tid(phone, "minion-6D")).not_to_have_class(re.compile(r"\battacked\b"))
+    start_game(live, "rexxar", "uther")
+    expect(tid(phone, "btn-play")).to_contain_text("Rexxar")
+    expect(phone.locator(".delta")).to_have_count(0)
+
+
 # --- cards with choices: split damage and Choose One ---------------------------------------------
 
 def test_split_damage_and_choose_one(pages, live):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from fastapi.responses import PlainTextResponse, Response
 
 from cards import CardError, check_card_id
@@ -35,16 +35,18 @@ async def get_log_jsonl(table: TableDep) -> PlainTextResponse:
     return jsonl(table.session.game_id, table.session.log())
 
 
-@router.get("/moves", summary="The legal moves now; with `card` (or `power=true`), each way "
-                              "to play the card (use the hero power), legal or not")
+@router.get("/moves", summary="The legal moves now; with `card` (or `power=true`, or "
+                              "`attacker`), each way to play the card (use the hero power, "
+                              "attack with it), legal or not")
 async def get_moves(table: TableDep, card: str | None = None, player: Player | None = None,
-                    power: bool = False) -> dict[str, Any]:
+                    power: bool = False,
+                    attacker: str | None = Query(None, max_length=8)) -> dict[str, Any]:
     if card is not None:
         try:
             card = check_card_id(card.upper())
         except CardError as error:
             raise Refused(422, str(error)) from None
-    return await table.change(table.session.moves, card, player, power)
+    return await table.change(table.session.moves, card, player, power, attacker)
 
 
 @router.get("/heroes", summary="The heroes a game may be played with")

@@ -29,6 +29,7 @@ from .cards import PLAYERS, card_cost, other, parse_card
 from .engine import EngineError, Game
 from .events import (
     MAX_LOG_BYTES,
+    Attack,
     Concede,
     EndTurn,
     Event,
@@ -46,7 +47,7 @@ from .legality import card_plays, power_uses, reactions
 from .narrate import describe_event
 from .table import HERO_POWER_COST
 
-__all__ = ["HERO_POWER_COST", "MAX_LOG_BYTES", "PLAYERS", "Alert", "Concede", "EndTurn",
+__all__ = ["HERO_POWER_COST", "MAX_LOG_BYTES", "PLAYERS", "Alert", "Attack", "Concede", "EndTurn",
            "EngineError", "Event", "Game", "HeroError", "LogError", "NewGame", "Play", "Player",
            "all_heroes", "card_cost", "card_plays", "describe_event", "dump_log", "get_hero",
            "hero_names", "iter_log", "other", "parse_card", "parse_event", "power_uses",

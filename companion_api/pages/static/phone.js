@@ -1051,14 +1051,20 @@ function chooseAttackTarget(attacker, confirmed = false) {
   const targets = new Set(legalMoves("attack").filter((m) => m.attacker === attacker)
     .map((m) => m.target));
   const owner = PLAYERS.find((p) => ownCharacters(state, p).includes(attacker));
+  // the rule each target would break, in the server's words, for the confirm to say why
+  const why = {};
+  api("GET", `/api/moves?${new URLSearchParams({ attacker })}`).then((info) => {
+    for (const o of info.options) why[o.event.target] = o.alerts[0];
+  }).catch(() => { /* the confirm says it without the rule */ });
   pickTargets({
     title: `${characterName(state, attacker)} attacks`,
     hint: "Tap what it attacks",
     legal: () => targets,
     only: new Set(allCharacters(state).filter((id) => id !== attacker
       && (anyMove() || !ownCharacters(state, owner).includes(id)))),
-    reason: (id) => targets.size ? `${characterName(state, id)} is not a target it may attack.`
-      : `${characterName(state, attacker)} may not attack now.`,
+    reason: (id) => why[id] ? `${prettify(state, why[id])}.`
+      : targets.size ? `${characterName(state, id)} is not a target it may attack.`
+        : `${characterName(state, attacker)} may not attack now.`,
     noConfirm: (confirmed && !targets.size) || Boolean(app.missedAfter),
     finish: ([target]) => send({ type: "attack", attacker, target }),
   });

@@ -376,6 +376,10 @@ function chip(text, cls, title) {
 function updateSide(refs, player, side, state) {
   const root = refs.root;
   const active = state.phase === "play" && state.active === player && !state.over;
+  if (refs.game !== state.game) { // a new game is drawn afresh: no "+21" from the last one
+    refs.game = state.game;
+    for (const el of root.querySelectorAll("[data-value]")) delete el.dataset.value;
+  }
   root.classList.toggle("active", active);
   root.classList.toggle("winner", state.over && state.winner === player);
   root.classList.toggle("loser", state.over && state.winner !== player
@@ -387,8 +391,9 @@ function updateSide(refs, player, side, state) {
   setText(refs.portrait, CLASS_LETTERS[side.class] || side.class.slice(0, 2));
   setText(refs.name, playerName(state, player));
   setText(refs.sub, `${player} · ${side.class}${player === "p1" ? " · first" : ""}`);
+  const health = Math.max(0, side.health); // a hero below 0 is dead, not "−1"
   const before = Number(refs.health.dataset.value);
-  if (setNumber(refs.health, side.health)) floatDelta(refs.healthBox, side.health - before);
+  if (setNumber(refs.health, health)) floatDelta(refs.healthBox, health - before);
   refs.healthBox.classList.toggle("low", side.health <= 5);
   setNumber(refs.armor, side.armor);
   refs.armorBox.classList.toggle("none", side.armor === 0);
@@ -427,7 +432,7 @@ function updateSide(refs, player, side, state) {
     refs.chips.dataset.key = chipKey;
     refs.chips.replaceChildren(...chips);
   }
-  updateMinions(refs, side.minions, side.hero);
+  updateMinions(refs, side.minions, side.hero, active);
   if (side.minions.some((m) => m.card?.endsWith("S")) && !state.over) learnSpade(player, side.hero);
 }
 
@@ -475,9 +480,17 @@ function learnSpade(player, hero) {
   }).catch(() => { delete spadeNames[hero]; });
 }
 
-function updateMinion(refs, m, hero) {
+// Asleep or attacked matters on its owner's turn only: dimmed through the opponent's turn, a
+// minion looks spent when it is not.
+const OWN_TURN_ONLY = new Set(["exhausted", "attacked"]);
+
+function shown(m, key, ownTurn) {
+  return Boolean(m[key]) && (ownTurn || !OWN_TURN_ONLY.has(key));
+}
+
+function updateMinion(refs, m, hero, ownTurn) {
   const el = refs.root;
-  for (const [key] of KEYWORDS) el.classList.toggle(key, Boolean(m[key]));
+  for (const [key] of KEYWORDS) el.classList.toggle(key, shown(m, key, ownTurn));
   el.classList.toggle("spell-damage", m.spell_damage > 0);
   el.classList.toggle("damaged", m.health < m.max_health);
   el.classList.toggle("token", !m.card);
@@ -493,7 +506,8 @@ function updateMinion(refs, m, hero) {
   refs.damage.hidden = m.damage === 0;
   setText(refs.damage, m.damage ? `−${m.damage}` : "");
   refs.damage.title = `${m.damage} damage marker${m.damage === 1 ? "" : "s"}`;
-  const tags = KEYWORDS.filter(([key]) => m[key] && key !== "attacked").map(([, t]) => t);
+  const tags = KEYWORDS.filter(([key]) => shown(m, key, ownTurn) && key !== "attacked")
+    .map(([, t]) => t);
   if (m.spell_damage > 0) tags.push(`Spell +${m.spell_damage}`);
   const key = tags.join("|");
   if (refs.tags.dataset.key !== key) {
@@ -502,7 +516,7 @@ function updateMinion(refs, m, hero) {
   }
 }
 
-function updateMinions(refs, minions, hero) {
+function updateMinions(refs, minions, hero, ownTurn) {
   refs.byId ??= new Map();
   const seen = new Set();
   let before = refs.minions.firstChild;
@@ -513,7 +527,7 @@ function updateMinions(refs, minions, hero) {
       entry = buildMinion(minion);
       refs.byId.set(minion.id, entry);
     }
-    updateMinion(entry, minion, hero);
+    updateMinion(entry, minion, hero, ownTurn);
     // keep the table's order, skipping minions on their way out
     while (before && (before === refs.empty || before.classList.contains("leaving"))) {
       before = before.nextSibling;
