@@ -539,7 +539,13 @@ def test_the_table_reads_right_between_turns_and_games(pages, live):
     tid(phone, "hero-p1").click()
     expect(tid(phone, "confirm")).to_contain_text("Taunt")
     shot(phone, "attack-why")
-    tid(phone, "confirm-yes").click()  # recorded anyway, with its alert
+    tid(phone, "confirm-yes").click()  # recorded anyway, with its alert …
+    toast = tid(phone, "toast").filter(has_text="Taunt")
+    expect(toast).to_be_visible()  # … told in a toast that leaves the turn line in view
+    turn, told = tid(phone, "active").bounding_box(), toast.bounding_box()
+    assert told["y"] >= turn["y"] + turn["height"], (turn, told)
+    expect(tid(phone, "active")).to_have_text("Garrosh to play")
+    shot(phone, "alert-toast")
     expect(tid(phone, "minion-6D")).to_have_class(re.compile(r"\battacked\b"))
     tid(phone, "btn-end-turn").click()  # Jaina's turn: Garrosh's 6♦ is not spent now
     expect(tid(phone, "minion-6D")).not_to_have_class(re.compile(r"\battacked\b"))
