@@ -536,6 +536,7 @@ def test_the_table_reads_right_between_turns_and_games(pages, live):
     expect(tid(phone, "minion-6D")).to_be_visible()
     wait_moves(phone, "btn-attack", "can attack")
     tid(phone, "minion-6D").click()
+    expect(tid(phone, "mode-title")).to_have_text("6♦ attacks")  # a card, not "6♦ 6D"
     tid(phone, "hero-p1").click()
     expect(tid(phone, "confirm")).to_contain_text("Taunt")
     shot(phone, "attack-why")
@@ -549,9 +550,17 @@ def test_the_table_reads_right_between_turns_and_games(pages, live):
     expect(tid(phone, "minion-6D")).to_have_class(re.compile(r"\battacked\b"))
     tid(phone, "btn-end-turn").click()  # Jaina's turn: Garrosh's 6♦ is not spent now
     expect(tid(phone, "minion-6D")).not_to_have_class(re.compile(r"\battacked\b"))
-    start_game(live, "rexxar", "uther")
-    expect(tid(phone, "btn-play")).to_contain_text("Rexxar")
+    start_game(live, "uther", "jaina")
+    expect(tid(phone, "btn-play")).to_contain_text("Uther")
     expect(phone.locator(".delta")).to_have_count(0)
+    # a token by its name, never its id
+    for event in ({"type": "end_turn"}, {"type": "end_turn"},
+                  {"type": "hero_power", "player": "p1"}, {"type": "end_turn"},
+                  {"type": "end_turn"}, {"type": "attack", "attacker": "T1", "target": "p2"}):
+        live.event(**event)
+    newest = tid(phone, "recent").locator("li").first
+    expect(newest).to_contain_text("Silver Hand Recruit (1/1) attacks Jaina")
+    expect(tid(phone, "recent")).not_to_contain_text("T1")
 
 
 # --- cards with choices: split damage and Choose One ---------------------------------------------
@@ -800,8 +809,8 @@ def test_docs_screenshots(pages, live):
     live.event("attack", attacker="6C", target="p2")  # an illegal second attack: an alert
     expect(tid(phone, "toast").filter(has_text="already attacked")).to_be_visible()
     expect(tid(overlay, "last-alert")).to_contain_text("already attacked")
-    tid(phone, "toast").click()  # a tap puts the toast away: the turn shows again
-    phone.wait_for_timeout(900)  # the changes' short animations end
+    expect(tid(phone, "toast")).to_have_count(0, timeout=12000)  # it goes by itself (8 s)
+    phone.wait_for_timeout(300)  # the changes' short animations end
     phone_png = shot(phone, "docs-phone")
     overlay_png = shot(overlay, "docs-overlay", omit_background=True)
     if os.environ.get("HEARTHTOP_DOCS_SHOTS"):

@@ -181,13 +181,33 @@ export function playerName(state, player) {
 }
 
 // What an id on the board is, in words: a hero's name or a minion's card and name.
+// A character as players name it: a hero by its name; a minion by its card and its name
+// ("8♥ Taunt", "9♠ Searing Totem"), a token by its name and stats ("Silver Hand Recruit
+// (1/1)", and its place in the row when its side has more than one alike). Never an id.
 export function characterName(state, id) {
   if (PLAYERS.includes(id)) return playerName(state, id);
-  for (const side of Object.values(state?.players || {})) {
+  for (const [player, side] of Object.entries(state?.players || {})) {
     const minion = side.minions.find((m) => m.id === id);
-    if (minion) return `${cardText(id)} ${minion.name}`;
+    if (!minion) continue;
+    if (minion.card) {
+      const name = minionName(minion, side.hero);
+      return name ? `${cardText(minion.card)} ${name}` : cardText(minion.card);
+    }
+    const token = `${minion.name} (${minion.attack}/${minion.health})`;
+    const alike = side.minions.filter((m) => !m.card && m.name === minion.name);
+    if (alike.length < 2) return token;
+    const at = side.minions.indexOf(minion);
+    return `${token}, ${ORDINAL[at] || `${at + 1}th`} in ${playerName(state, player)}'s row`;
   }
   return cardText(id);
+}
+
+// Tokens named in a text by their ids ("T3 attacks 2♣"), by name where they are in play.
+function tokensIn(state, text) {
+  return text.replace(/\bT\d+\b/g, (id) => {
+    const named = characterName(state, id);
+    return named === cardText(id) ? "a token" : named;
+  });
 }
 
 // Card ids in a text with their suits: "copy of 8C" -> "copy of 8♣".
@@ -233,7 +253,7 @@ export function prettify(state, text) {
   if (/^new game:/.test(text) && players?.p1 && players?.p2) {
     return `New game: ${players.p1.name} goes first, ${players.p2.name} second`;
   }
-  return cardsIn(String(text)
+  return cardsIn(tokensIn(state, String(text))
     .replace(/\b(p[12])\b/g, (_, p) => (state?.players?.[p] ? playerName(state, p) : p)))
     .replace(/\bJK\b/g, "The Coin")
     .replace(/\b([^\s,]+)(?:, \1\b)+/g, (run, item) => `${item} ×${run.split(", ").length}`);
