@@ -789,11 +789,12 @@ function placeWords(place) {
 // spent, a minion laid, a new game) asks again, and an open picker is redrawn with the answers.
 function forgetCardInfo() {
   picker.infos = {};
-  const open = !$("sheet-layer").hidden && $("sheet").classList.contains("picker-sheet");
-  if (open && picker.rank && picker.rank !== "Coin") pickRank(picker.rank);
+  if (pickerOpen() && picker.rank && picker.rank !== "Coin") {
+    pickRank(picker.rank, { refresh: true });
+  }
 }
 
-async function pickRank(rank) {
+async function pickRank(rank, { refresh = false } = {}) {
   if (rank === "Coin") {
     pickCard("JK");
     return;
@@ -808,7 +809,24 @@ async function pickRank(rank) {
       picker.infos[key] = await cardMoves(rank + suit, player);
     } catch { /* drawn without details */ }
   }));
-  if (picker.rank === rank && picker.player === player) drawPicker();
+  if (picker.rank !== rank || picker.player !== player || !pickerOpen()) return;
+  const same = !refresh && picker.purpose === "play" && sameInEverySuit(player, rank);
+  if (same) pickCard(same);
+  else drawPicker();
+}
+
+function pickerOpen() {
+  return !$("sheet-layer").hidden && $("sheet").classList.contains("picker-sheet");
+}
+
+// A rank whose four suits are one card (a spell: Fireball is Fireball in any suit) needs no
+// suit: the card is one still to be played (in a hand or the deck), else the first.
+function sameInEverySuit(player, rank) {
+  const infos = SUITS.map((suit) => picker.infos[`${player}:${rank}${suit}`]);
+  if (infos.some((i) => !i) || new Set(infos.map((i) => JSON.stringify(
+    [i.name, i.kind, i.text, i.cost]))).size > 1) return null;
+  const free = SUITS.find((suit, k) => !/^(play|discard|secret)/.test(infos[k].place || ""));
+  return rank + (free || SUITS[0]);
 }
 
 async function pickCard(card) {
