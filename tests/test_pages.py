@@ -526,8 +526,9 @@ def test_the_picker_never_works_from_stale_card_information(pages, live):
 
 
 def test_the_table_reads_right_between_turns_and_games(pages, live):
-    """An attack past a Taunt says which rule it breaks; a minion that attacked is dimmed
-    on its own turn only; a new game starts with no "+" from the last one."""
+    """End turn says what is left; an attack past a Taunt says which rule it breaks; a
+    minion that attacked is dimmed on its own turn only; a new game starts with no "+"
+    from the last one; a token is named, not numbered."""
     start_game(live)
     live.event("end_turn")
     live.event("play", player="p2", card="6D")
@@ -537,6 +538,9 @@ def test_the_table_reads_right_between_turns_and_games(pages, live):
     phone = pages.phone()
     expect(tid(phone, "minion-6D")).to_be_visible()
     wait_moves(phone, "btn-attack", "can attack")
+    # End turn says what the turn would leave unused, in amber
+    expect(tid(phone, "end-turn-left")).to_have_text("2 mana left · 1 can attack")
+    expect(tid(phone, "btn-end-turn")).to_have_class(re.compile(r"something-left"))
     tid(phone, "minion-6D").click()
     expect(tid(phone, "mode-title")).to_have_text("6♦ attacks")  # a card, not "6♦ 6D"
     tid(phone, "hero-p1").click()
@@ -550,6 +554,8 @@ def test_the_table_reads_right_between_turns_and_games(pages, live):
     expect(tid(phone, "active")).to_have_text("Garrosh to play")
     shot(phone, "alert-toast")
     expect(tid(phone, "minion-6D")).to_have_class(re.compile(r"\battacked\b"))
+    expect(tid(phone, "end-turn-left")).to_have_text("2 mana left")
+    shot(phone, "end-turn-left")
     tid(phone, "btn-end-turn").click()  # Jaina's turn: Garrosh's 6♦ is not spent now
     expect(tid(phone, "minion-6D")).not_to_have_class(re.compile(r"\battacked\b"))
     start_game(live, "uther", "jaina")

@@ -524,12 +524,25 @@ function renderActions() {
       secrets.length || anyMove() ? bigButton(h("span", {}, h("b", {}, "Secret"),
         h("small", {}, "revealed")), "btn-secret", secrets.length ? "btn-secret" : "",
       startSecret) : null,
-      bigButton(h("span", {}, h("b", {}, "End turn")), "btn-end-turn", "btn-end", endTurn),
+      endTurnButton(state, attacks),
       bigButton(h("span", { class: "undo-label" }, "↶", h("small", {}, "Undo")), "btn-undo",
         "btn-undo", askUndo)),
   ];
   if (app.missedAfter) rows.unshift(missedBanner());
   bar.replaceChildren(...rows);
+}
+
+// End turn, saying what the turn leaves unused (mana, minions ready to attack), amber then:
+// a turn ended with a Fireball's mana in hand is usually a slip.
+function endTurnButton(state, attacks) {
+  const left = [];
+  const mana = state.players[state.active].mana;
+  if (mana > 0) left.push(`${mana} mana left`);
+  const ready = new Set(attacks.map((a) => a.attacker)).size;
+  if (ready) left.push(`${ready} can attack`);
+  return bigButton(h("span", {}, h("b", {}, "End turn"),
+    left.length ? h("small", { testid: "end-turn-left" }, left.join(" · ")) : null),
+  "btn-end-turn", `btn-end ${left.length ? "something-left" : ""}`, endTurn);
 }
 
 // While what the camera missed is recorded: after what, and a way out.
