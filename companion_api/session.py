@@ -65,13 +65,14 @@ class Limits:
 
 def narration(game: Game, count: int = RECENT) -> list[str]:
     """A line about each of the game's last `count` events, oldest first: each told from
-    the game as it stood just after it (a copy taken back event by event, not replayed)."""
+    the game as it stood just after it (a copy taken back event by event, not replayed).
+    Every page shows these lines: a secret set is told face down ("p1 sets a secret")."""
     count = min(count, len(game.events))
     if count <= 1:
-        return [describe_event(game, game.events[-1])] if count else []
+        return [describe_event(game, game.events[-1], hide_secrets=True)] if count else []
     view, lines = game.copy(), []
     for _ in range(count):
-        lines.append(describe_event(view, view.events[-1]))
+        lines.append(describe_event(view, view.events[-1], hide_secrets=True))
         view.pop()
     return lines[::-1]
 
@@ -326,6 +327,15 @@ class Session:
                             "legal": not any(a.severity == "illegal" for a in alerts),
                             "alerts": [a.message for a in alerts]})
         return options
+
+    def secrets(self, player: str) -> dict[str, Any]:
+        """The secrets `player` has set, face up: for that player's eyes only (a peek)."""
+        game = self.game
+        if game.table is None:
+            raise Refused(409, "no game in progress: there is no secret to look at")
+        cards = game.sides[player].secrets
+        return {"player": player, "secrets": [
+            {"card": card, "name": game.ability_of(player, card).name} for card in cards]}
 
     def card_info(self, player: str, card: str) -> dict[str, Any]:
         ability = self.game.ability_of(player, card)

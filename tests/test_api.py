@@ -335,6 +335,30 @@ def test_moves_of_an_attacker_say_why_each_target_is_against_the_rules(live):
         assert refused.status_code == 422 and says in one_sentence(refused), refused.text
 
 
+def test_a_secret_is_told_face_down_and_its_player_may_peek(live):
+    """Rexxar's Snipe (Q♦) is "p1 sets a secret" on every page until it is revealed; the
+    phone's holder may look at it with the token, no one else."""
+    token = {"Authorization": f"Bearer {live.token}"}
+    assert live.get("/api/secrets/p1", headers=token).status_code == 409  # no game yet
+    new_game(live, {"p1": "rexxar", "p2": "garrosh"}, deck=None)
+    for event in ({"type": "mulligan", "player": "p1", "count": 0},
+                  *[{"type": "end_turn"}] * 4, {"type": "play", "player": "p1", "card": "QD"}):
+        live.event(**event)
+    said = json.dumps(live.get("/api/state").json())
+    assert "p1 sets a secret" in said and "QD" not in said and "Snipe" not in said
+    peek = live.get("/api/secrets/p1", headers=token)
+    assert peek.json() == {"player": "p1", "secrets": [{"card": "QD", "name": "Snipe"}]}
+    assert live.get("/api/secrets/p2", headers=token).json()["secrets"] == []
+    assert live.get("/api/secrets/p1").status_code == 401  # a watcher has no token
+    bad = live.get("/api/secrets/p3", headers=token)
+    assert bad.status_code == 422 and one_sentence(bad)
+    live.event("end_turn")
+    live.event("play", player="p2", card="10H")
+    live.event("secret_revealed", player="p1", card="QD", target="10H")
+    recent = live.get("/api/state").json()["recent"]
+    assert "p1 reveals the secret QD" in recent[-1] and "p1 sets a secret" in recent[-4]
+
+
 def test_the_cameras_questions_are_shown_and_answered(tmp_path):
     """The camera played a game it could not wholly see (a recorded reading): its questions
     are on every page; a bad answer is one sentence and changes nothing; an answer goes

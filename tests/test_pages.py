@@ -571,6 +571,34 @@ def test_the_table_reads_right_between_turns_and_games(pages, live):
     expect(tid(phone, "recent")).not_to_contain_text("T1")
 
 
+def test_a_secret_stays_face_down_until_revealed_and_its_player_may_peek(pages, live):
+    start_game(live, "rexxar", "garrosh")
+    for _ in range(4):
+        live.event("end_turn")
+    live.event("play", player="p1", card="QD")  # Snipe, set face down
+    phone = pages.phone()
+    newest = tid(phone, "recent").locator("li").first
+    expect(newest).to_contain_text("Rexxar sets a secret")
+    expect(tid(phone, "recent")).not_to_contain_text("Snipe")
+    watch = pages.open("/watch")
+    expect(watch.locator("body")).to_contain_text("Rexxar sets a secret")
+    expect(watch.locator("body")).not_to_contain_text("Snipe")
+    newest.hover()  # a tap shows nothing: the press is held
+    phone.mouse.down()
+    phone.wait_for_timeout(800)
+    phone.mouse.up()
+    expect(tid(phone, "confirm")).to_contain_text("Only Rexxar should look")
+    tid(phone, "confirm-yes").click()
+    expect(tid(phone, "peek-list")).to_contain_text("Snipe")
+    phone.wait_for_timeout(300)  # the sheet has slid up
+    shot(phone, "secret-peek")
+    tid(phone, "peek-close").click()
+    live.event("end_turn")
+    live.event("play", player="p2", card="10H")
+    live.event("secret_revealed", player="p1", card="QD", target="10H")
+    expect(newest).to_contain_text("Rexxar reveals the secret Q♦")
+
+
 # --- cards with choices: split damage and Choose One ---------------------------------------------
 
 def test_split_damage_and_choose_one(pages, live):

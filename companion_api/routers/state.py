@@ -10,7 +10,7 @@ from fastapi.responses import PlainTextResponse, Response
 from cards import CardError, check_card_id
 from tracker.rules import Player
 
-from ..dependencies import TableDep
+from ..dependencies import WRITES, TableDep
 from ..responses import jsonl, state_response
 from ..session import Refused
 
@@ -47,6 +47,12 @@ async def get_moves(table: TableDep, card: str | None = None, player: Player | N
         except CardError as error:
             raise Refused(422, str(error)) from None
     return await table.change(table.session.moves, card, player, power, attacker)
+
+
+@router.get("/secrets/{player}", dependencies=WRITES,
+            summary="The secrets a player has set, face up: a peek for that player alone")
+async def get_secrets(table: TableDep, player: Player) -> dict[str, Any]:
+    return await table.change(table.session.secrets, player)
 
 
 @router.get("/heroes", summary="The heroes a game may be played with")

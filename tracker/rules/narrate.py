@@ -21,8 +21,10 @@ from .state import GameState
 from .table import Minion, Side
 
 
-def describe_event(board: Board, event: Event) -> str:
-    """One line about an event that `board` has just applied."""
+def describe_event(board: Board, event: Event, *, hide_secrets: bool = False) -> str:
+    """One line about an event that `board` has just applied; with `hide_secrets`, a secret
+    set is told as the table shows it, face down ("p1 sets a secret"), until its reveal
+    names it."""
     prefix = f"[turn {board.turn:>2}] "
     if isinstance(event, NewGame):
         sides = board.sides
@@ -30,6 +32,8 @@ def describe_event(board: Board, event: Event) -> str:
     if isinstance(event, Mulligan):
         return f"{event.player} mulligans {event.count} card{'s' * (event.count != 1)}"
     if isinstance(event, Play):
+        if hide_secrets and board.sides[event.player].hero.is_secret(event.card):
+            return f"{prefix}{event.player} sets a secret"
         what = "The Coin" if event.card == JOKER else event.card
         name = board.ability_of(event.player, event.card).name
         extra = f" ({name})" if name and event.card != JOKER else ""

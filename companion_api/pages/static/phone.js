@@ -86,7 +86,7 @@ class ApiError extends Error {
 async function api(method, path, body) {
   const headers = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  if (app.token && method !== "GET") headers.Authorization = `Bearer ${app.token}`;
+  if (app.token) headers.Authorization = `Bearer ${app.token}`;
   let response;
   try {
     response = await fetch(path, {
@@ -329,12 +329,48 @@ function renderRecent(state) {
   list.dataset.key = key;
   list.replaceChildren(...lines.map((line) => {
     const fixable = line.camera && canWrite();
-    return h("li", fixable ? { class: "fixable", testid: `recent-${line.index}`, role: "button",
-      tabindex: "0", onclick: () => openFix(line.index) } : {},
+    const secret = canWrite() && /^(p[12]) sets a secret$/.exec(line.raw || "");
+    const el = h("li", fixable ? { class: "fixable", testid: `recent-${line.index}`,
+      role: "button", tabindex: "0", onclick: () => openFix(line.index) } : {},
     line.turn !== null ? h("span", { class: "recent-turn" }, `T${line.turn}`) : null,
     h("span", { class: "recent-text" }, line.text),
+    secret ? h("small", { class: "peek-hint" }, "hold to peek") : null,
     fixable ? h("span", { class: "fix-chip" }, "Fix") : null);
+    if (secret) onLongPress(el, () => peekSecrets(secret[1]));
+    return el;
   }));
+}
+
+// A press held 600 ms (a tap is not enough: the phone may be in the other player's hands).
+function onLongPress(el, action) {
+  let timer = null;
+  const stop = () => clearTimeout(timer);
+  el.addEventListener("pointerdown", () => { stop(); timer = setTimeout(action, 600); });
+  for (const type of ["pointerup", "pointerleave", "pointercancel"]) {
+    el.addEventListener(type, stop);
+  }
+  el.addEventListener("contextmenu", (event) => event.preventDefault());
+}
+
+// The secrets a player set, face up, after a warning: the phone lies between the players.
+async function peekSecrets(player) {
+  const name = playerName(app.state, player);
+  const ok = await confirmBox(`Only ${name} should look`,
+    `Show ${name}'s secrets? Hand the phone to ${name} first.`, "Show", "Cancel");
+  if (!ok) return;
+  let peek;
+  try {
+    peek = await api("GET", `/api/secrets/${player}`);
+  } catch (error) {
+    toast(error.message, "error");
+    return;
+  }
+  openSheet([
+    sheetHead(`${name}'s secrets`, "peek"),
+    h("div", { class: "secret-list", testid: "peek-list" }, peek.secrets.length
+      ? peek.secrets.map((s) => h("div", { class: "peek-card" }, cardLabel(s.card), ` ${s.name}`))
+      : h("i", {}, "none set now")),
+  ], "peek-sheet");
 }
 
 // The newest question in full; the older ones folded under it, so that the questions
