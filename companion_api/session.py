@@ -38,6 +38,7 @@ from tracker.rules import (
     card_cost,
     card_plays,
     describe_event,
+    due_secrets,
     parse_card,
     power_uses,
     reactions,
@@ -75,6 +76,15 @@ def narration(game: Game, count: int = RECENT) -> list[str]:
         lines.append(describe_event(view, view.events[-1], hide_secrets=True))
         view.pop()
     return lines[::-1]
+
+
+def _due_first(moves: list[Event], game: Game) -> list[Event]:
+    """The secrets that may be revealed: only those the last event sets off (in the order
+    they go off) when it sets any off, else every one the rules allow."""
+    due = [d for d in due_secrets(game) if game.is_legal(d)]
+    if not due:
+        return moves
+    return [*due, *(m for m in moves if m.type != "secret_revealed")]
 
 
 def _shared(mine: list[Event], theirs: list[Event]) -> int:
@@ -313,7 +323,8 @@ class Session:
             return {**head, "name": ability.name, "kind": "power", "cost": HERO_POWER_COST,
                     "text": ability.text, "options": self._options(power_uses(game, player, rng))}
         moves = [m for m in game.legal_moves(rng) if not isinstance(m, Play)]
-        moves += [m for m in reactions(game) if isinstance(m, Concede) or game.is_legal(m)]
+        moves += _due_first([m for m in reactions(game)
+                             if isinstance(m, Concede) or game.is_legal(m)], game)
         playable = [c["card"] for c in self._cards(player) if c["legal"]]
         return {**head, "moves": [m.model_dump(mode="json", exclude_none=True,
                                                exclude={"source"}) for m in moves],

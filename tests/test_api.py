@@ -353,10 +353,16 @@ def test_a_secret_is_told_face_down_and_its_player_may_peek(live):
     bad = live.get("/api/secrets/p3", headers=token)
     assert bad.status_code == 422 and one_sentence(bad)
     live.event("end_turn")
+    live.event("play", player="p2", card="6S")
     live.event("play", player="p2", card="10H")
+    # the secret offered is the one the last play sets off, at the minion just played
+    offered = [m for m in live.get("/api/moves").json()["moves"]
+               if m["type"] == "secret_revealed"]
+    assert offered == [{"type": "secret_revealed", "player": "p1", "card": "QD",
+                        "target": "10H"}]
     live.event("secret_revealed", player="p1", card="QD", target="10H")
     recent = live.get("/api/state").json()["recent"]
-    assert "p1 reveals the secret QD" in recent[-1] and "p1 sets a secret" in recent[-4]
+    assert "p1 reveals the secret QD" in recent[-1] and "p1 sets a secret" in recent[-5]
 
 
 def test_the_cameras_questions_are_shown_and_answered(tmp_path):

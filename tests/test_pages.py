@@ -594,8 +594,16 @@ def test_a_secret_stays_face_down_until_revealed_and_its_player_may_peek(pages, 
     shot(phone, "secret-peek")
     tid(phone, "peek-close").click()
     live.event("end_turn")
-    live.event("play", player="p2", card="10H")
-    live.event("secret_revealed", player="p1", card="QD", target="10H")
+    live.event("play", player="p2", card="6S")
+    live.event("play", player="p2", card="7H")
+    # the secret list offers what the last play sets off: Snipe at the 7♥, alone
+    wait_moves(phone, "btn-secret", "Secret")
+    tid(phone, "btn-secret").click()
+    expect(tid(phone, "sheet").locator(".secret-list button")).to_have_count(1)
+    expect(tid(phone, "secret-0")).to_have_text(re.compile(r"Q♦\s*Snipe\s*at 7♥"))
+    phone.wait_for_timeout(300)
+    shot(phone, "secret-due")
+    tid(phone, "secret-0").click()
     expect(newest).to_contain_text("Rexxar reveals the secret Q♦")
 
 

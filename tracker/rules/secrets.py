@@ -137,3 +137,16 @@ def reveals_after(board: Board, event: Event, before: Board) -> list[SecretRevea
             return [SecretRevealed(player=owner, card=card, target=answer or None,
                                    source="bot")]
     return []
+
+
+def due_secrets(game) -> list[SecretRevealed]:
+    """The secrets of the player not acting that the log's last event sets off: the "after"
+    ones it set off as it was applied, then the "when" ones it would have set off (the
+    phone records the event first, the secret as its owner turns it over). What a phone
+    offers first when a secret is revealed."""
+    if len(game.events) < 2 or game.over:
+        return []
+    last = game.events[-1]
+    before = game.copy().undo_to(len(game.events) - 1)
+    due = [*reveals_after(game, last, before), *reveals_before(before, last)]
+    return [r.model_copy(update={"source": None}) for r in dict.fromkeys(due)]

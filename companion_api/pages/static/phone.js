@@ -1159,7 +1159,8 @@ async function startSecret() {
       class: "btn big", testid: `secret-${index}`,
       onclick: () => { closeSheet(); send(secret); },
     }, cardLabel(secret.card), ` ${names[secret.card] || ""}`,
-    secret.target ? h("small", {}, ` at ${characterName(app.state, secret.target)}`) : null))),
+    secret.target ? h("small", { class: "secret-at" },
+      `at ${characterName(app.state, secret.target)}`) : null))),
   ], "secret-sheet");
 }
 
