@@ -555,7 +555,9 @@ def test_the_table_reads_right_between_turns_and_games(pages, live):
     shot(phone, "alert-toast")
     expect(tid(phone, "minion-6D")).to_have_class(re.compile(r"\battacked\b"))
     expect(tid(phone, "end-turn-left")).to_have_text("2 mana left")
-    shot(phone, "end-turn-left")
+    end_png = shot(phone, "end-turn-left")
+    if os.environ.get("HEARTHTOP_DOCS_SHOTS"):
+        write_docs_png(end_png, DOCS / "phone_end_turn.png", width=390)
     tid(phone, "btn-end-turn").click()  # Jaina's turn: Garrosh's 6♦ is not spent now
     expect(tid(phone, "minion-6D")).not_to_have_class(re.compile(r"\battacked\b"))
     start_game(live, "uther", "jaina")
@@ -591,7 +593,9 @@ def test_a_secret_stays_face_down_until_revealed_and_its_player_may_peek(pages, 
     tid(phone, "confirm-yes").click()
     expect(tid(phone, "peek-list")).to_contain_text("Snipe")
     phone.wait_for_timeout(300)  # the sheet has slid up
-    shot(phone, "secret-peek")
+    peek_png = shot(phone, "secret-peek")
+    if os.environ.get("HEARTHTOP_DOCS_SHOTS"):
+        write_docs_png(peek_png, DOCS / "phone_secret.png", width=390)
     tid(phone, "peek-close").click()
     live.event("end_turn")
     live.event("play", player="p2", card="6S")
