@@ -595,7 +595,12 @@ function missedBanner() {
 // Every move offered, legal now or not: "any action" is on, or what the camera missed earlier
 // is being recorded (the moves legal now say little of then).
 function anyMove() {
-  return app.any || Boolean(app.missedAfter);
+  return app.any || recordingMissed();
+}
+
+// What the camera missed earlier is being recorded: as it happened, the rules of now aside.
+function recordingMissed() {
+  return Boolean(app.missedAfter);
 }
 
 // Whose move is being recorded: the player to play, or whose turn it was when the camera
@@ -899,8 +904,7 @@ async function pickCard(card) {
     revealSecret(player, card, info);
     return;
   }
-  // what the camera missed earlier is recorded as it happened: the rules of now say nothing
-  const legal = Boolean(app.missedAfter) || info.options.some((o) => o.legal);
+  const legal = recordingMissed() || info.options.some((o) => o.legal);
   if (!legal) {
     const why = [...new Set(info.options.flatMap((o) => o.alerts))].slice(0, 2)
       .map((text) => `${prettify(app.state, text)}.`).join(" ");
@@ -912,7 +916,7 @@ async function pickCard(card) {
   resolveOptions(info.options, {
     title: `${cardText(card)} ${info.name || ""}`.trim(),
     text: info.text,
-    confirmed: !legal || Boolean(app.missedAfter),
+    confirmed: !legal || recordingMissed(),
   });
 }
 
@@ -1012,8 +1016,7 @@ async function startPower() {
     toast(error.message, "error");
     return;
   }
-  // what the camera missed earlier is recorded as it happened: the rules of now say nothing
-  const legal = Boolean(app.missedAfter) || info.options.some((o) => o.legal);
+  const legal = recordingMissed() || info.options.some((o) => o.legal);
   if (!legal) {
     const why = [...new Set(info.options.flatMap((o) => o.alerts))].slice(0, 2)
       .map((text) => `${prettify(state, text)}.`).join(" ");
@@ -1022,7 +1025,7 @@ async function startPower() {
     if (!ok) return;
   }
   // once confirmed (or for what the camera missed earlier), every target may be picked
-  const anyTarget = !legal || Boolean(app.missedAfter);
+  const anyTarget = !legal || recordingMissed();
   const options = anyTarget ? info.options.map((o) => ({ ...o, legal: true })) : info.options;
   resolvePower(options, title, heroInfo, anyTarget);
 }
@@ -1108,7 +1111,7 @@ function startAttack() {
     legal: () => attackers,
     only: own,
     reason: (id) => `${characterName(state, id)} may not attack now.`,
-    noConfirm: Boolean(app.missedAfter),
+    noConfirm: recordingMissed(),
     finish: ([attacker]) => chooseAttackTarget(attacker, true),
   });
 }
@@ -1132,7 +1135,7 @@ function chooseAttackTarget(attacker, confirmed = false) {
     reason: (id) => why[id] ? `${prettify(state, why[id])}.`
       : targets.size ? `${characterName(state, id)} is not a target it may attack.`
         : `${characterName(state, attacker)} may not attack now.`,
-    noConfirm: (confirmed && !targets.size) || Boolean(app.missedAfter),
+    noConfirm: (confirmed && !targets.size) || recordingMissed(),
     finish: ([target]) => send({ type: "attack", attacker, target }),
   });
 }
