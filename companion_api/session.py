@@ -39,6 +39,7 @@ from tracker.rules import (
     card_plays,
     describe_event,
     due_secrets,
+    outcome,
     parse_card,
     power_uses,
     reactions,
@@ -69,12 +70,15 @@ def narration(game: Game, count: int = RECENT) -> list[str]:
     the game as it stood just after it (a copy taken back event by event, not replayed).
     Every page shows these lines: a secret set is told face down ("p1 sets a secret")."""
     count = min(count, len(game.events))
-    if count <= 1:
-        return [describe_event(game, game.events[-1], hide_secrets=True)] if count else []
     view, lines = game.copy(), []
+    after = view.state() if count else None
     for _ in range(count):
-        lines.append(describe_event(view, view.events[-1], hide_secrets=True))
+        line = describe_event(view, view.events[-1], hide_secrets=True)
         view.pop()
+        before = view.state() if view.table is not None else None
+        did = outcome(before, after) if before is not None else ""
+        lines.append(f"{line}: {did}" if did else line)
+        after = before
     return lines[::-1]
 
 

@@ -547,6 +547,8 @@ def test_the_table_reads_right_between_turns_and_games(pages, live):
     expect(tid(phone, "confirm")).to_contain_text("Taunt")
     shot(phone, "attack-why")
     tid(phone, "confirm-yes").click()  # recorded anyway, with its alert …
+    # … and the history says what it did
+    expect(tid(phone, "recent").locator("li").first).to_contain_text("6♦ attacks Jaina: Jaina -1")
     toast = tid(phone, "toast").filter(has_text="Taunt")
     expect(toast).to_be_visible()  # … told in a toast that leaves the turn line in view
     turn, told = tid(phone, "active").bounding_box(), toast.bounding_box()

@@ -921,3 +921,24 @@ def test_revealing_a_card_that_is_the_opponents_secret_is_not_applied():
     after = t.state
     assert after["players"] == before["players"] and after["deck"] == before["deck"]
     assert t.ledger_total() == 53
+
+
+# --- what an event did ------------------------------------------------------------------------
+def test_an_events_outcome_says_damage_deaths_armor_and_a_weapon_worn():
+    from tracker.rules import outcome
+
+    t = start("jaina", "garrosh", turn=7)
+
+    def did(step) -> str:
+        before = t.game.state()
+        step()
+        return outcome(before, t.game.state())
+
+    assert did(lambda: t.play("p1", "QH", target="p2")) == "p2 -3"  # Frostbolt
+    assert did(lambda: t.play("p1", "6H")) == ""  # a minion laid changes none of these
+    t.end_turn()
+    assert did(lambda: t.power("p2")) == "p2 armor +2"  # Armor Up!
+    assert did(lambda: t.play("p2", "QD")) == ""  # Fiery War Axe, 3/2
+    assert did(lambda: t.attack("p2", "6H")) == "6H dies, p2 armor -1, p2's weapon -1"
+    t.end_turn(2)
+    assert did(lambda: t.attack("p2", "p1")) == "p1 -3, p2's weapon breaks"  # its last

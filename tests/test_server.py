@@ -362,7 +362,7 @@ def test_the_session_follows_the_cameras_game_and_its_choices(tmp_path):
     assert session.game.sides["p1"].health == 20 - hit
     assert session.game.sides["p2"].health == 20
     assert [e.target for e in folder.current().events if e.type == "play"] == ["p1"]
-    assert session.state()["recent"][-1].endswith("p1 plays AH (Fireball) at p1")
+    assert session.state()["recent"][-1].endswith(f"p1 plays AH (Fireball) at p1: p1 -{hit}")
 
 
 def test_the_recent_lines_stay_those_of_the_game_through_adds_undos_and_rewrites(tmp_path):

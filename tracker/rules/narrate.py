@@ -53,6 +53,33 @@ def describe_event(board: Board, event: Event, *, hide_secrets: bool = False) ->
     return f"{prefix}{event.type}"
 
 
+def outcome(before: GameState, after: GameState) -> str:
+    """What an event did, from the states on either side of it, in a few words: each hero's
+    health and armor ("p2 -3", "p1 armor +2"), the minions hurt or healed ("4H -2") and those
+    that died ("2D dies"), a weapon's durability ("p1's weapon -1", "p1's weapon breaks").
+    "" when it changed none of these (a minion laid, a turn ended)."""
+    said = []
+    for player, now in after.players.items():
+        was = before.players[player]
+        said += _change(player, now.health - was.health)
+        said += _change(f"{player} armor", now.armor - was.armor)
+        if was.weapon and not now.weapon:
+            said.append(f"{player}'s weapon breaks")
+        elif was.weapon and now.weapon and now.weapon.card == was.weapon.card:
+            said += _change(f"{player}'s weapon", now.weapon.durability - was.weapon.durability)
+        alive = {m.id: m for m in now.minions}
+        for minion in was.minions:
+            if minion.id not in alive:
+                said.append(f"{minion.id} dies")
+            else:
+                said += _change(minion.id, alive[minion.id].health - minion.health)
+    return ", ".join(said)
+
+
+def _change(what: str, delta: int) -> list[str]:
+    return [f"{what} {delta:+d}"] if delta else []
+
+
 def summary(state: GameState) -> str:
     """The board in a few lines: the turn and deck, each side, and the result."""
     lines = [f"turn {state.turn}, deck {state.deck}, discard {state.discard}"
