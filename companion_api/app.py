@@ -30,13 +30,15 @@ __all__ = ["ServerLimits", "create_app"]
 def create_app(data: Path | DataFolder, *, limits: ServerLimits | None = None,
                game_limits: Limits | None = None, camera: CameraSource | None = None,
                allow_origins: tuple[str, ...] = (),
-               allow_hosts: tuple[str, ...] = ()) -> FastAPI:
+               allow_hosts: tuple[str, ...] = (), overlay_secrets: bool = False) -> FastAPI:
     """The server for one table, keeping its games in `data`. `camera`, if given, makes the
     live source (`tracker.camera.CameraFeed`: a camera or a recording such as the demo's)
     from the function it hands its updates to; the camera then keeps the game, and the phone
-    gives only what no camera sees (new game, end of turn, concession). `allow_origins`:
-    the web pages elsewhere that may call the API from a browser (CORS); none unless asked
-    for. `allow_hosts`: names besides this machine's own that it answers to (`HostCheck`)."""
+    gives what no camera sees (new game, end of turn, concession) and what it missed.
+    `allow_origins`: the web pages elsewhere that may call the API from a browser (CORS);
+    none unless asked for. `allow_hosts`: names besides this machine's own that it answers
+    to (`HostCheck`). `overlay_secrets`: `GET /api/overlay/secrets` shows the secrets set,
+    face up, to the overlay (a stream with a delay); else it is a 404."""
     folder = data if isinstance(data, DataFolder) else DataFolder(Path(data))
     limits = limits or ServerLimits()
     table = Table(folder, Session(folder, game_limits or Limits()), limits, camera)
@@ -45,6 +47,7 @@ def create_app(data: Path | DataFolder, *, limits: ServerLimits | None = None,
                   description="The live state of a Hearthtop table, and the phone's "
                               "scorekeeping. Writes need the table's token.")
     app.state.table = table
+    app.state.overlay_secrets = overlay_secrets
     app.add_middleware(BodyLimit, limit=limits.max_body)
     if allow_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(allow_origins),

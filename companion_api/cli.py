@@ -89,7 +89,8 @@ def _run(args: argparse.Namespace) -> int:
                       keyfile=args.keyfile and Path(args.keyfile),
                       behind_proxy=args.behind_proxy)
     options = {"host": args.host, "port": args.port, "qr": not args.no_qr,
-               "source": args.source, "deck": deck, "network": network}
+               "source": args.source, "deck": deck, "network": network,
+               "overlay_secrets": args.overlay_secrets}
     try:
         if args.demo:  # the demo's games are shown, not kept: a folder of their own
             with tempfile.TemporaryDirectory(prefix="hearthtop-demo-") as data:
@@ -392,6 +393,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--demo-pace", type=float, default=1.0, metavar="FACTOR",
                      help="the demo's speed: 1 is real time (default), 2 twice as fast; "
                           "frames the machine cannot read in time are dropped")
+    run.add_argument("--overlay-secrets", action="store_true",
+                     help="the overlay shows the secrets set, face up: only for a stream "
+                          "with a delay (anyone on the network may then read them)")
     run.add_argument("--no-qr", action="store_true", help="print no QR code")
     run.add_argument("--allow-origin", action="append", default=[], metavar="URL",
                      help="a web page elsewhere (scheme://host[:port]) that may call the API "

@@ -162,9 +162,11 @@ class Network:
 
 def serve(*, host: str, port: int, data: Path, qr: bool = True, source: str | None = None,
           demo: bool = False, speed: float = 1.0, layout: Layout | None = None,
-          deck: Deck | None = None, network: Network = Network()) -> None:
+          deck: Deck | None = None, network: Network = Network(),
+          overlay_secrets: bool = False) -> None:
     """Run the server until Ctrl-C; with a source (the demo: the bundled recording), the
-    camera keeps the game, reading the cards with `deck` (`vision.deck`) if one is given."""
+    camera keeps the game, reading the cards with `deck` (`vision.deck`) if one is given.
+    `overlay_secrets`: the overlay shows the secrets set (a stream with a delay)."""
     network.check_tls()
     if demo and not DEMO_RECORDING.is_file():
         raise ServerError(f"{DEMO_RECORDING}: the demo recording is not installed; "
@@ -175,7 +177,7 @@ def serve(*, host: str, port: int, data: Path, qr: bool = True, source: str | No
     shown = lan_address() if host in ("0.0.0.0", "::", "") else host
     folder = DataFolder(data)
     app = create_app(folder, camera=camera, allow_origins=network.allow_origins,
-                     allow_hosts=(shown, *network.allow_hosts))
+                     allow_hosts=(shown, *network.allow_hosts), overlay_secrets=overlay_secrets)
     table = app.state.table
     sock = _bind(host, port)
     shown = f"[{shown}]" if ":" in shown else shown

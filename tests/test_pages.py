@@ -613,6 +613,37 @@ def test_a_secret_stays_face_down_until_revealed_and_its_player_may_peek(pages, 
     expect(newest).to_contain_text("Rexxar reveals the secret Q♦")
 
 
+def test_the_overlay_shows_secrets_only_when_the_server_was_started_so(browser, pages, live,
+                                                                       tmp_path):
+    """`run --overlay-secrets` (a stream with a delay): the overlay lists Rexxar's Snipe
+    face up under his column. Without it the overlay shows none, and the route is a 404."""
+    def set_snipe(server) -> None:
+        start_game(server, "rexxar", "garrosh")
+        for _ in range(4):
+            server.event("end_turn")
+        server.event("play", player="p1", card="QD")
+
+    set_snipe(live)  # a server started without the flag
+    overlay = pages.open("/overlay", **OVERLAY)
+    expect(tid(overlay, "active")).to_have_text("Rexxar to play")
+    expect(tid(overlay, "face-up-p1")).to_be_hidden()
+    refused = live.get("/api/overlay/secrets")
+    assert refused.status_code == 404 and "--overlay-secrets" in refused.json()["detail"]
+    with ThreadServer(tmp_path / "delayed", overlay_secrets=True) as delayed:
+        set_snipe(delayed)
+        assert delayed.get("/api/overlay/secrets").json() == {
+            "p1": [{"card": "QD", "name": "Snipe"}], "p2": []}
+        shown = Pages(browser, delayed)
+        try:
+            stream = shown.open("/overlay", **OVERLAY)
+            expect(tid(stream, "face-up-p1")).to_contain_text("Q♦ Snipe")
+            expect(tid(stream, "face-up-p2")).to_be_hidden()
+            shot(stream, "overlay-secrets", omit_background=True)
+        finally:
+            shown.close()
+        assert not shown.errors, shown.errors
+
+
 # --- cards with choices: split damage and Choose One ---------------------------------------------
 
 def test_split_damage_and_choose_one(pages, live):

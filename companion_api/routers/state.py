@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import PlainTextResponse, Response
 
 from cards import CardError, check_card_id
@@ -53,6 +53,18 @@ async def get_moves(table: TableDep, card: str | None = None, player: Player | N
             summary="The secrets a player has set, face up: a peek for that player alone")
 async def get_secrets(table: TableDep, player: Player) -> dict[str, Any]:
     return await table.change(table.session.secrets, player)
+
+
+@router.get("/overlay/secrets",
+            summary="Both players' secrets, face up, for the overlay of a delayed stream "
+                    "(`run --overlay-secrets`)")
+async def get_overlay_secrets(table: TableDep, request: Request) -> dict[str, Any]:
+    if not request.app.state.overlay_secrets:
+        raise Refused(404, "the overlay shows no secrets unless the server was started with "
+                           "`run --overlay-secrets` (for a stream with a delay)")
+    if table.session.game.table is None:
+        return {"p1": [], "p2": []}
+    return {p: (await table.change(table.session.secrets, p))["secrets"] for p in ("p1", "p2")}
 
 
 @router.get("/heroes", summary="The heroes a game may be played with")

@@ -1,7 +1,8 @@
 // The stream overlay: read-only, driven by the WebSocket; every change animates briefly.
 
 import {
-  alertLabel, connect, deckWarning, playerName, prettify, renderSides, resultText, showTrouble,
+  alertLabel, cardText, connect, deckWarning, h, playerName, prettify, renderSides, resultText,
+  showTrouble,
 } from "./state.js";
 
 const $ = (id) => document.getElementById(id);
@@ -27,6 +28,36 @@ function render(state) {
   $("deckline").className = `deckline ${warning?.level || ""}`;
   showTrouble($("trouble"), state);
   showAlert(state);
+  showSecrets(state);
+}
+
+// The secrets set, face up, under each side: only when the server was started with
+// `run --overlay-secrets` (a stream with a delay); asked again when the count changes.
+let secretsShown = true; // until the server says the overlay shows none
+let secretsKey = "";
+async function showSecrets(state) {
+  const key = `${state.game}:${state.players?.p1?.secrets}:${state.players?.p2?.secrets}`;
+  if (!secretsShown || key === secretsKey) return;
+  secretsKey = key;
+  let secrets;
+  try {
+    const response = await fetch("/api/overlay/secrets");
+    if (response.status === 404) {
+      secretsShown = false;
+      return;
+    }
+    secrets = await response.json();
+  } catch {
+    secretsKey = ""; // asked again at the next state
+    return;
+  }
+  for (const player of ["p1", "p2"]) {
+    const box = $(`secrets-${player}`);
+    const list = secrets[player] || [];
+    box.hidden = !list.length;
+    box.replaceChildren(...list.map((s) => h("span", { class: "ov-secret" },
+      `${cardText(s.card)} ${s.name || ""}`.trim())));
+  }
 }
 
 function showAlert(state) {
