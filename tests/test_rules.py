@@ -934,7 +934,7 @@ def test_an_events_outcome_says_damage_deaths_armor_and_a_weapon_worn():
         step()
         return outcome(before, t.game.state())
 
-    assert did(lambda: t.play("p1", "QH", target="p2")) == "p2 -3"  # Frostbolt
+    assert did(lambda: t.play("p1", "QH", target="p2")) == "p2 -3, p2 frozen"  # Frostbolt
     assert did(lambda: t.play("p1", "6H")) == ""  # a minion laid changes none of these
     t.end_turn()
     assert did(lambda: t.power("p2")) == "p2 armor +2"  # Armor Up!
@@ -942,3 +942,12 @@ def test_an_events_outcome_says_damage_deaths_armor_and_a_weapon_worn():
     assert did(lambda: t.attack("p2", "6H")) == "6H dies, p2 armor -1, p2's weapon -1"
     t.end_turn(2)
     assert did(lambda: t.attack("p2", "p1")) == "p1 -3, p2's weapon breaks"  # its last
+
+
+def test_an_events_outcome_says_overload_taken_on():
+    from tracker.rules import outcome
+
+    t = start("thrall", "garrosh", turn=7)
+    before = t.game.state()
+    t.play("p1", "JH", target="p2")  # Lightning Bolt: 3 damage, Overload (1)
+    assert outcome(before, t.game.state()) == "p1 overload +1, p2 -3"

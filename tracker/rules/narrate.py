@@ -55,14 +55,17 @@ def describe_event(board: Board, event: Event, *, hide_secrets: bool = False) ->
 
 def outcome(before: GameState, after: GameState) -> str:
     """What an event did, from the states on either side of it, in a few words: each hero's
-    health and armor ("p2 -3", "p1 armor +2"), the minions hurt or healed ("4H -2") and those
-    that died ("2D dies"), a weapon's durability ("p1's weapon -1", "p1's weapon breaks").
-    "" when it changed none of these (a minion laid, a turn ended)."""
+    health and armor ("p2 -3", "p1 armor +2"), Overload taken on ("p1 overload +2"), who was
+    frozen ("p2 frozen"), the minions hurt or healed ("4H -2") and those that died ("2D
+    dies"), a weapon's durability ("p1's weapon -1", "p1's weapon breaks"). "" when it
+    changed none of these (a minion laid, a turn ended)."""
     said = []
     for player, now in after.players.items():
         was = before.players[player]
         said += _change(player, now.health - was.health)
         said += _change(f"{player} armor", now.armor - was.armor)
+        said += _change(f"{player} overload", max(0, now.overload - was.overload))
+        said += [f"{player} frozen"] if now.frozen and not was.frozen else []
         if was.weapon and not now.weapon:
             said.append(f"{player}'s weapon breaks")
         elif was.weapon and now.weapon and now.weapon.card == was.weapon.card:
@@ -71,8 +74,10 @@ def outcome(before: GameState, after: GameState) -> str:
         for minion in was.minions:
             if minion.id not in alive:
                 said.append(f"{minion.id} dies")
-            else:
-                said += _change(minion.id, alive[minion.id].health - minion.health)
+                continue
+            said += _change(minion.id, alive[minion.id].health - minion.health)
+            said += [f"{minion.id} frozen"] if alive[minion.id].frozen and not minion.frozen \
+                else []
     return ", ".join(said)
 
 
