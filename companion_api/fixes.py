@@ -48,15 +48,15 @@ class FixRequest(BaseModel):
 def offer(session: Session, camera: bool, index: int) -> dict[str, Any]:
     """What event `index` says, and what may be put in place of its view's events."""
     event, fixes = _camera_event(session, camera, index)
-    before = session.game.copy().undo_to(fixes.index)
+    before, then = session.game.copy().undo_to(fixes.index), session.game.copy().undo_to(index + 1)
     return {"event": index, "first": fixes.index, "length": fixes.length,
-            "now": _said(session.game.copy().undo_to(index + 1), event),
+            "now": _said(then, event),
             "options": [{"label": in_words(before, option), "chosen": k == 0,
                          "events": [e.model_dump(mode="json", exclude_none=True)
                                     for e in option]}
                         for k, option in enumerate(_options(session, index, fixes))],
             "name_card": event.type == "play",
-            "turn_of": session.game.copy().undo_to(index + 1).active}
+            "turn_of": then.active}
 
 
 def _options(session: Session, index: int, fixes: Fixes) -> list[tuple[Event, ...]]:

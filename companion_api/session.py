@@ -37,6 +37,7 @@ from tracker.rules import (
     all_heroes,
     card_cost,
     card_plays,
+    characters,
     describe_event,
     due_secrets,
     outcome,
@@ -317,7 +318,7 @@ class Session:
             return {**head, **self.card_info(player, card),
                     "options": self._options(card_plays(game, player, card, rng))}
         if attacker is not None:
-            everyone = [*game.sides, *(m.id for s in game.sides.values() for m in s.minions)]
+            everyone = characters(game)
             if attacker not in everyone:
                 raise Refused(422, f"{attacker} is not on the table: it cannot attack")
             return {**head, "attacker": attacker, "options": self._options(
@@ -342,6 +343,12 @@ class Session:
                             "legal": not any(a.severity == "illegal" for a in alerts),
                             "alerts": [a.message for a in alerts]})
         return options
+
+    def overlay_secrets(self) -> dict[str, list[dict[str, Any]]]:
+        """Both players' secrets, face up, for the overlay of a delayed stream."""
+        if self.game.table is None:
+            return {p: [] for p in PLAYERS}
+        return {p: self.secrets(p)["secrets"] for p in PLAYERS}
 
     def secrets(self, player: str) -> dict[str, Any]:
         """The secrets `player` has set, face up: for that player's eyes only (a peek)."""

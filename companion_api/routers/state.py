@@ -62,9 +62,7 @@ async def get_overlay_secrets(table: TableDep, request: Request) -> dict[str, An
     if not request.app.state.overlay_secrets:
         raise Refused(404, "the overlay shows no secrets unless the server was started with "
                            "`run --overlay-secrets` (for a stream with a delay)")
-    if table.session.game.table is None:
-        return {"p1": [], "p2": []}
-    return {p: (await table.change(table.session.secrets, p))["secrets"] for p in ("p1", "p2")}
+    return await table.change(table.session.overlay_secrets)
 
 
 @router.get("/heroes", summary="The heroes a game may be played with")

@@ -43,13 +43,13 @@ from .events import (
     read_log,
 )
 from .heroes import HeroError, all_heroes, get_hero, hero_names
-from .legality import card_plays, power_uses, reactions
+from .legality import card_plays, characters, power_uses, reactions
 from .narrate import describe_event, outcome
 from .secrets import due_secrets
 from .table import HERO_POWER_COST
 
 __all__ = ["HERO_POWER_COST", "MAX_LOG_BYTES", "PLAYERS", "Alert", "Attack", "Concede", "EndTurn",
            "EngineError", "Event", "Game", "HeroError", "LogError", "NewGame", "Play", "Player",
-           "all_heroes", "card_cost", "card_plays", "describe_event", "due_secrets", "dump_log",
-           "get_hero", "hero_names", "iter_log", "other", "outcome", "parse_card", "parse_event",
-           "power_uses", "reactions", "read_log"]
+           "all_heroes", "card_cost", "card_plays", "characters", "describe_event", "due_secrets",
+           "dump_log", "get_hero", "hero_names", "iter_log", "other", "outcome", "parse_card",
+           "parse_event", "power_uses", "reactions", "read_log"]
