@@ -19,7 +19,7 @@ from .layout import Layout, LayoutError, default_layout, load_layout, parse_layo
 from .live import CalibrationUpdate, LiveCalibration
 from .markers import CORNER_NAMES, DEFAULT_MARKERS, MarkerSet, detect_markers, make_detector
 from .mat import render_mat
-from .sheet import SheetError, print_markers, render_sheet
+from .sheet import SheetError, encode_sheet, print_markers, render_sheet
 
 __all__ = [
     "CORNER_NAMES",
@@ -35,6 +35,7 @@ __all__ = [
     "TableCalibration",
     "default_layout",
     "detect_markers",
+    "encode_sheet",
     "fit_markers",
     "load_layout",
     "make_detector",

@@ -17,7 +17,7 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from . import errors
 from .dependencies import CameraSource, ServerLimits, Table
-from .routers import docs, events, fixes, games, live, pages, questions, state
+from .routers import docs, events, fixes, games, live, pages, questions, setup, state
 from .security import HIDE_TOKEN, BodyLimit, Headers, HostCheck, own_names
 from .session import Limits, Session
 from .store import DataFolder
@@ -59,7 +59,7 @@ def create_app(data: Path | DataFolder, *, limits: ServerLimits | None = None,
     logging.getLogger("uvicorn.access").addFilter(HIDE_TOKEN)  # once: filters are a set
     errors.add_handlers(app)
     for router in (state.router, events.router, questions.router, fixes.router, games.router,
-                   live.router, pages.router, docs.router):
+                   live.router, setup.router, pages.router, docs.router):
         app.include_router(router)
     app.mount("/static", pages.static_files(), name="static")
     return app

@@ -82,7 +82,8 @@ def welcome(url: str, token: str, data: Path, *, qr: bool, demo: bool,
     lines += [f"Watch (read-only):  {url}/watch",
               f"OBS overlay:        {url}/overlay  (browser source, 1920x1080)"]
     if stream:
-        lines += [f"Table camera:       {url}/stream.mjpg  (the cards as they are read)"]
+        lines += [f"Camera setup:       {url}/setup  (markers, card size, tilt, light, focus)",
+                  f"Table camera:       {url}/stream.mjpg  (the cards as they are read)"]
     lines += [f"API:                {url}/docs",
               "The demo's games are not kept; it starts again after each game." if demo
               else f"Games are kept in   {data}",

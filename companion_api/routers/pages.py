@@ -1,5 +1,6 @@
-"""The pages: the phone's scorekeeper, the OBS overlay and the watch page, and their scripts
-and styles (checked at each load: a phone never keeps old code after an upgrade)."""
+"""The pages: the phone's scorekeeper, the OBS overlay, the watch page and the camera setup,
+and their scripts and styles (checked at each load: a phone never keeps old code after an
+upgrade)."""
 
 from __future__ import annotations
 
@@ -41,5 +42,5 @@ def _page(name: str) -> Callable[[], Any]:
 
 
 for _route, _name in (("/", "phone.html"), ("/overlay", "overlay.html"),
-                      ("/watch", "watch.html")):
+                      ("/watch", "watch.html"), ("/setup", "setup.html")):
     router.add_api_route(_route, _page(_name))

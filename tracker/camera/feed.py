@@ -11,7 +11,8 @@ put in place of each view's events (`fixes`). The phone's inputs (new game, end 
 concession), answers and fixes go to the tracker before the next frame. It
 also keeps the latest frame, annotated with the cards read, for `/stream.mjpg`, and says
 whether the players' registered deck reads the cards (`registered_deck`: its name, and
-false for `in_use` while the table shows another deck).
+false for `in_use` while the table shows another deck). `setup()` checks the latest frame
+for a player setting the camera up (`setup.check_setup`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from .live import Fixes, LiveTracker
 from .questions import Question
 from .reader import TableReader
 from .recording import ReadFrame, Reading, Recording, TrackError, frames_of
+from .setup import SetupCheck, check_setup, draw_setup
 
 if TYPE_CHECKING:
     from vision.deck import Deck
@@ -115,7 +117,11 @@ class CameraFeed:
         self.games = 0
         self.status = "lost"
         self.jpeg: bytes | None = None  # the latest annotated frame
+        self.picture: np.ndarray | None = None  # the latest frame, as the camera gave it
+        self.pictured_at = 0.0  # when (time.monotonic)
         self.frame = 0  # frames looked at
+        self._setup: tuple[int, SetupCheck, bytes] | None = None  # of frame N
+        self._setup_lock = threading.Lock()
         self._shown = 0.0  # when the stream's frame was made
         self._inputs: list[Event | tuple[int, int] | Fix] = []
         self._fixing = False  # a fix waits to be applied: another is refused meanwhile
@@ -150,6 +156,21 @@ class CameraFeed:
             self._fixing = True
             self._inputs.append(fix)
         return True
+
+    def setup(self) -> tuple[SetupCheck, bytes] | None:
+        """The camera setup check of the latest frame, and that frame with the check drawn
+        on it (JPEG); None before the first frame. Made once a frame, whoever asks, in the
+        asker's thread: the game's frames are not slowed by it."""
+        with self._setup_lock:
+            picture, number = self.picture, self.frame
+            if picture is None:
+                return None
+            if self._setup is None or self._setup[0] != number:
+                check, calibration = check_setup(picture, self.layout)
+                drawn = draw_setup(picture, check, calibration, self.layout)
+                ok, jpeg = cv2.imencode(".jpg", drawn, [cv2.IMWRITE_JPEG_QUALITY, 80])
+                self._setup = (number, check, jpeg.tobytes() if ok else b"")
+            return self._setup[1], self._setup[2]
 
     # --- the loop ----------------------------------------------------------------------------
     def _run(self) -> None:
@@ -232,6 +253,7 @@ class CameraFeed:
             self.frame += 1
             status = "ok" if read else reader.status
             if not read:
+                self.picture, self.pictured_at = frame, time.monotonic()
                 changed |= reader.deck_in_use != self.deck_in_use
                 self.deck_in_use = reader.deck_in_use
                 now = time.monotonic()

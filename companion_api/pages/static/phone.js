@@ -248,6 +248,10 @@ function render() {
     renderMiddle(state);
   }
   showTrouble($("trouble"), state);
+  if (state.camera && state.camera !== "ok") {
+    $("trouble").append(h("a", { class: "trouble-link", testid: "trouble-setup", href: "/setup" },
+      "Camera setup ›"));
+  }
   renderQuestions(state);
   renderDeck(state);
   renderAlerts(state);
@@ -1323,6 +1327,7 @@ function openMenu() {
       { download: "" }) : null,
     link("Spectator page", "menu-watch", "/watch", { target: "_blank" }),
     link("Stream overlay (OBS)", "menu-overlay", "/overlay", { target: "_blank" }),
+    state?.camera ? link("Camera setup", "menu-setup", "/setup") : null,
     canWrite() ? item("Forget the token on this phone", "menu-forget", () => {
       localStorage.removeItem(TOKEN_KEY);
       app.token = null;
