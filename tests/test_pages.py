@@ -23,6 +23,7 @@ import pytest
 import uvicorn
 from live_server import (
     READING,
+    ProcessServer,
     ThreadServer,
     held_camera,
     misread,
@@ -820,6 +821,76 @@ def test_totemic_call_asks_for_the_cards_turned_over(pages, live):
     tid(phone, "reveal-done").click()
     expect(tid(phone, "minion-5H")).to_be_visible()
     assert live.get("/api/log").json()["events"][-1]["revealed"] == ["5H"]
+
+
+def covered_then_clear(folder: Path, covered: int = 15, clear: int = 45) -> Path:
+    """A recording at 1 frame a second: a frame of the demo's table with a hand over marker
+    2 for `covered` seconds, then the same table clear (numbered links to two pictures)."""
+    from tracker.camera.setup import check_setup
+
+    capture = cv2.VideoCapture(str(ROOT / "companion_api" / "demo" / "table.mp4"))
+    for _ in range(40):
+        ok, frame = capture.read()
+    capture.release()
+    assert ok
+    check, _ = check_setup(frame)
+    x, y = np.array(check.markers[2].tile_px).mean(axis=0).astype(int)
+    hand = frame.copy()
+    cv2.ellipse(hand, (int(x), int(y)), (70, 45), 30, 0, 360, (120, 150, 200), cv2.FILLED)
+    folder.mkdir()
+    cv2.imwrite(str(folder / "hand.jpg"), hand)
+    cv2.imwrite(str(folder / "clear.jpg"), frame)
+    frames = folder / "frames"
+    frames.mkdir()
+    for index in range(covered + clear):
+        (frames / f"{index:04d}.jpg").symlink_to(folder / ("hand.jpg" if index < covered
+                                                           else "clear.jpg"))
+    (folder / "meta.json").write_text(json.dumps({"fps": 1}))
+    return folder
+
+
+def test_the_camera_setup_page_finds_a_covered_marker_then_all_four(browser, tmp_path):
+    """`run --source` a recording in which a hand covers marker 2, then leaves: the setup
+    page, opened from the phone's menu, says which marker is covered and draws it, then
+    says the camera is ready."""
+    server = ProcessServer(tmp_path / "data", "--source", str(covered_then_clear(
+        tmp_path / "recording")))
+    live = server.start()
+    pages = Pages(browser, live)
+    try:
+        phone = pages.phone()
+        expect(tid(phone, "active")).not_to_have_text("connecting…")
+        tid(phone, "btn-menu").click()
+        tid(phone, "menu-setup").click()
+        expect(phone).to_have_url(re.compile(r"/setup$"))
+        expect(tid(phone, "problems")).to_contain_text(
+            "Marker 2 (near right corner) is covered", timeout=30_000)
+        expect(tid(phone, "check-markers")).to_have_text(
+            "✗ 3 of 4 found · near right covered")
+        expect(tid(phone, "verdict")).to_have_text("1 to fix")
+        expect(tid(phone, "picture")).to_be_visible()
+        phone.wait_for_function(
+            "document.querySelector('[data-testid=picture]').naturalWidth === 1280")
+        shot(phone, "setup-covered", full_page=True)
+        expect(tid(phone, "ready")).to_be_visible(timeout=40_000)
+        expect(tid(phone, "problems")).to_be_empty()
+        expect(tid(phone, "check-markers")).to_have_text("✓ 4 of 4 found")
+        expect(tid(phone, "check-card-size")).to_contain_text("px wide (50 needed)")
+        expect(tid(phone, "check-tilt")).to_contain_text("from straight above")
+        expect(tid(phone, "verdict")).to_have_text("ready")
+        shot(phone, "setup-ready", full_page=True)
+        wide = pages.open("/setup", viewport={"width": 1280, "height": 760})
+        expect(tid(wide, "verdict")).to_have_text("ready")
+        wide.wait_for_function(
+            "document.querySelector('[data-testid=picture]').naturalWidth === 1280")
+        wide_png = shot(wide, "setup-wide")
+    finally:
+        pages.close()
+        printed = server.stop()
+    assert not pages.errors, pages.errors
+    assert f"Camera setup:       {live.url}/setup" in printed
+    if os.environ.get("HEARTHTOP_DOCS_SHOTS"):
+        write_docs_png(wide_png, DOCS / "setup.png", width=760)
 
 
 def demo_events() -> list[dict]:

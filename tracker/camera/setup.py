@@ -254,8 +254,9 @@ def _problems(check: SetupCheck) -> list[str]:
                         "lower the camera's exposure, or move the light so it does not "
                         "reflect into the lens.")
     if check.edge_px is not None and check.edge_px > BLURRED_EDGE_PX:
-        problems.append("The picture is out of focus: focus the camera on the table (or clean "
-                        "its lens).")
+        # first: a blurred picture also loses markers and cards, and focusing mends those
+        problems.insert(0, "The picture is out of focus: focus the camera on the table (or "
+                           "clean its lens).")
     return problems
 
 
