@@ -18,7 +18,7 @@ from cards import DECK, JOKER
 from tracker.camera import MISSABLE, Fix, Fixes, fix_options, in_words
 from tracker.rules import EngineError, Event, Game, Play, describe_event
 
-from .session import Refused, Session
+from .session import Refused, Session, never_set
 
 CARD_IDS = frozenset((*DECK, JOKER))
 
@@ -100,6 +100,7 @@ def missed(session: Session, camera: bool, event: Event, after: int | None) -> F
         raise Refused(409, "the game is over: what the camera missed before its end is added "
                            "with the Fix of the event it followed")
     before = session.game.copy().undo_to(len(events) if after is None else after + 1)
+    never_set(before, event)
     gone = [a for a in before.check(event) if a.code == "target_not_found"]
     if gone:  # against the rules may be kept, with its alert; not what cannot have been
         raise Refused(422, f"{gone[0].message} then: it cannot have happened")

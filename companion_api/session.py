@@ -83,6 +83,17 @@ def narration(game: Game, count: int = RECENT) -> list[str]:
     return lines[::-1]
 
 
+def never_set(game: Game, event: Event) -> None:
+    """Refused (409): a secret revealed that its player never set (or that is no secret of
+    their hero). Other plays against the rules are kept with their alert, for they happened
+    at the table; this one cannot have: no card was lying face down to turn over."""
+    if event.type == "secret_revealed":
+        never = [a for a in game.check(event) if a.code == "not_a_secret"]
+        if never:
+            raise Refused(409, f"{never[0].message}: only a secret that was set can be "
+                               "revealed")
+
+
 def _due_first(moves: list[Event], game: Game) -> list[Event]:
     """The secrets that may be revealed: only those the last event sets off (in the order
     they go off) when it sets any off, else every one the rules allow."""
@@ -237,6 +248,7 @@ class Session:
         if len(self.game.events) >= self.limits.max_events:
             raise Refused(409, f"the game holds {self.limits.max_events} events, the most "
                                "one game may; start a new game")
+        never_set(self.game, event)
         try:
             alerts = self.game.apply(event)
         except EngineError as error:

@@ -360,6 +360,15 @@ def test_a_secret_is_told_face_down_and_its_player_may_peek(live):
                if m["type"] == "secret_revealed"]
     assert offered == [{"type": "secret_revealed", "player": "p1", "card": "QD",
                         "target": "10H"}]
+    # a secret that was never set cannot be revealed: one sentence, nothing changes
+    log = live.get("/api/log").json()["events"]
+    for card, why in (("QH", "p1 revealed QH (Explosive Trap), which was never set"),
+                      ("5D", "5D is not a secret of Rexxar")):
+        never = live.post("/api/events", {"type": "secret_revealed", "player": "p1",
+                                          "card": card, "target": "10H"})
+        assert never.status_code == 409 and one_sentence(never)
+        assert never.json()["detail"].startswith(why)
+    assert live.get("/api/log").json()["events"] == log
     live.event("secret_revealed", player="p1", card="QD", target="10H")
     recent = live.get("/api/state").json()["recent"]
     assert "p1 reveals the secret QD" in recent[-1] and "p1 sets a secret" in recent[-5]

@@ -92,6 +92,8 @@ def test_a_bad_fix_is_one_sentence_and_queues_nothing(held):
             (url, {"missed": {"type": "attack", "attacker": "9C", "target": "p2"}}, 422,
              "9C is not on the table then"),
             (url, {"missed": {"type": "wave"}}, 422, None),
+            (url, {"missed": {"type": "secret_revealed", "player": "p1", "card": "KH"}}, 409,
+             "only a secret that was set can be revealed"),
             (url, {"missed": POWER, "option": 0}, 422, "exactly one"),
             ("/api/events/99/fix", {"missed": POWER}, 404, "there is no event 99")]:
         response = live.post(path, body)
