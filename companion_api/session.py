@@ -40,6 +40,7 @@ from tracker.rules import (
     characters,
     describe_event,
     due_secrets,
+    minion_names,
     outcome,
     parse_card,
     power_uses,
@@ -74,9 +75,13 @@ def narration(game: Game, count: int = RECENT) -> list[str]:
     view, lines = game.copy(), []
     after = view.state() if count else None
     for _ in range(count):
-        line = describe_event(view, view.events[-1], hide_secrets=True)
+        event = view.events[-1]
         view.pop()
         before = view.state() if view.table is not None else None
+        names = minion_names(*(s for s in (before, after) if s is not None))
+        view.apply(event)  # back, to be told as it stood just after it
+        line = describe_event(view, event, hide_secrets=True, names=names)
+        view.pop()
         did = outcome(before, after) if before is not None else ""
         lines.append(f"{line}: {did}" if did else line)
         after = before

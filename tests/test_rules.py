@@ -951,3 +951,22 @@ def test_an_events_outcome_says_overload_taken_on():
     before = t.game.state()
     t.play("p1", "JH", target="p2")  # Lightning Bolt: 3 damage, Overload (1)
     assert outcome(before, t.game.state()) == "p1 overload +1, p2 -3"
+
+
+def test_the_history_names_tokens_and_secrets_and_says_who_died():
+    """A token by its name and stats, also in the line of the attack that killed it; a
+    secret named when revealed, with its target (issue 45.4)."""
+    from companion_api.session import narration
+
+    t = start("uther", "rexxar", turn=9)
+    assert t.power("p1") == []  # Reinforce: a 1/1 Silver Hand Recruit
+    t.end_turn()
+    assert t.play("p2", "QD") == t.play("p2", "3H") == []  # Snipe, set face down
+    t.end_turn()
+    assert t.attack("T1", "3H") == t.play("p1", "5C") == []
+    assert t.reveal("p2", "QD", target="5C") == []
+    lines = [line.split("] ", 1)[-1] for line in narration(t.game, 6)]
+    assert lines == [
+        "p2 sets a secret", "p2 plays 3H", "turn ends",
+        "Silver Hand Recruit (1/1) attacks 3H: Silver Hand Recruit dies, 3H -1",
+        "p1 plays 5C", "p2 reveals the secret QD (Snipe) at 5C: 5C -4"]

@@ -44,12 +44,42 @@ from .events import (
 )
 from .heroes import HeroError, all_heroes, get_hero, hero_names
 from .legality import card_plays, characters, power_uses, reactions
-from .narrate import describe_event, outcome
+from .narrate import describe_event, minion_names, outcome
 from .secrets import due_secrets
 from .table import HERO_POWER_COST
 
-__all__ = ["HERO_POWER_COST", "MAX_LOG_BYTES", "PLAYERS", "Alert", "Attack", "Concede", "EndTurn",
-           "EngineError", "Event", "Game", "HeroError", "LogError", "NewGame", "Play", "Player",
-           "all_heroes", "card_cost", "card_plays", "characters", "describe_event", "due_secrets",
-           "dump_log", "get_hero", "hero_names", "iter_log", "other", "outcome", "parse_card",
-           "parse_event", "power_uses", "reactions", "read_log"]
+__all__ = [
+    "HERO_POWER_COST",
+    "MAX_LOG_BYTES",
+    "PLAYERS",
+    "Alert",
+    "Attack",
+    "Concede",
+    "EndTurn",
+    "EngineError",
+    "Event",
+    "Game",
+    "HeroError",
+    "LogError",
+    "NewGame",
+    "Play",
+    "Player",
+    "all_heroes",
+    "card_cost",
+    "card_plays",
+    "characters",
+    "describe_event",
+    "due_secrets",
+    "dump_log",
+    "get_hero",
+    "hero_names",
+    "iter_log",
+    "minion_names",
+    "other",
+    "outcome",
+    "parse_card",
+    "parse_event",
+    "power_uses",
+    "reactions",
+    "read_log",
+]

@@ -21,11 +21,17 @@ from .state import GameState
 from .table import Minion, Side
 
 
-def describe_event(board: Board, event: Event, *, hide_secrets: bool = False) -> str:
+def describe_event(board: Board, event: Event, *, hide_secrets: bool = False,
+                   names: dict[str, str] | None = None) -> str:
     """One line about an event that `board` has just applied; with `hide_secrets`, a secret
     set is told as the table shows it, face down ("p1 sets a secret"), until its reveal
-    names it."""
+    names it. `names`: words for the minions' ids (`minion_names`), else the ids."""
     prefix = f"[turn {board.turn:>2}] "
+    names = names or {}
+
+    def called(ids: list[str]) -> str:
+        return ", ".join(names.get(i, i) for i in ids)
+
     if isinstance(event, NewGame):
         sides = board.sides
         return f"new game: p1 {sides['p1'].hero.name} against p2 {sides['p2'].hero.name}"
@@ -37,15 +43,17 @@ def describe_event(board: Board, event: Event, *, hide_secrets: bool = False) ->
         what = "The Coin" if event.card == JOKER else event.card
         name = board.ability_of(event.player, event.card).name
         extra = f" ({name})" if name and event.card != JOKER else ""
-        target = f" at {', '.join(event.targets)}" if event.targets else ""
+        target = f" at {called(event.targets)}" if event.targets else ""
         return f"{prefix}{event.player} plays {what}{extra}{target}"
     if isinstance(event, Attack):
-        return f"{prefix}{event.attacker} attacks {event.target}"
+        return f"{prefix}{called([event.attacker])} attacks {called([event.target])}"
     if isinstance(event, HeroPower):
-        target = f" at {', '.join(event.targets)}" if event.targets else ""
+        target = f" at {called(event.targets)}" if event.targets else ""
         return f"{prefix}{event.player} uses {board.sides[event.player].hero.power.name}{target}"
     if isinstance(event, SecretRevealed):
-        return f"{prefix}{event.player} reveals the secret {event.card}"
+        name = board.ability_of(event.player, event.card).name
+        target = f" at {called(event.targets)}" if event.targets else ""
+        return f"{prefix}{event.player} reveals the secret {event.card} ({name}){target}"
     if isinstance(event, EndTurn):
         return f"{prefix}turn ends"
     if isinstance(event, Concede):
@@ -53,13 +61,28 @@ def describe_event(board: Board, event: Event, *, hide_secrets: bool = False) ->
     return f"{prefix}{event.type}"
 
 
+def minion_names(*states: GameState) -> dict[str, str]:
+    """The minions of the states by the words players know them by: a token by its name and
+    stats ("Silver Hand Recruit (1/1)"), a card by its id with its name where it has one of
+    its own ("6S (Searing Totem)"); an id in several states, as the first says it."""
+    names: dict[str, str] = {}
+    for state in reversed(states):
+        for side in state.players.values():
+            for m in side.minions:
+                names[m.id] = (f"{m.name} ({m.attack}/{m.health})" if m.card is None
+                               else m.id if m.name in (m.id, m.card) else f"{m.id} ({m.name})")
+    return names
+
+
 def outcome(before: GameState, after: GameState) -> str:
     """What an event did, from the states on either side of it, in a few words: each hero's
     health and armor ("p2 -3", "p1 armor +2"), Overload taken on ("p1 overload +2"), who was
     frozen ("p2 frozen"), the minions hurt or healed ("4H -2") and those that died ("2D
-    dies"), a weapon's durability ("p1's weapon -1", "p1's weapon breaks"). "" when it
-    changed none of these (a minion laid, a turn ended)."""
+    dies"; a token by its name), a weapon's durability ("p1's weapon -1", "p1's weapon
+    breaks"). "" when it changed none of these (a minion laid, a turn ended)."""
     said = []
+    named = {m.id: m.name for side in before.players.values() for m in side.minions
+             if m.card is None}  # a token by its name: its stats are in the line's numbers
     for player, now in after.players.items():
         was = before.players[player]
         said += _change(player, now.health - was.health)
@@ -72,12 +95,12 @@ def outcome(before: GameState, after: GameState) -> str:
             said += _change(f"{player}'s weapon", now.weapon.durability - was.weapon.durability)
         alive = {m.id: m for m in now.minions}
         for minion in was.minions:
+            who = named.get(minion.id, minion.id)
             if minion.id not in alive:
-                said.append(f"{minion.id} dies")
+                said.append(f"{who} dies")
                 continue
-            said += _change(minion.id, alive[minion.id].health - minion.health)
-            said += [f"{minion.id} frozen"] if alive[minion.id].frozen and not minion.frozen \
-                else []
+            said += _change(who, alive[minion.id].health - minion.health)
+            said += [f"{who} frozen"] if alive[minion.id].frozen and not minion.frozen else []
     return ", ".join(said)
 
 
