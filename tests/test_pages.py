@@ -260,6 +260,120 @@ def test_a_game_tapped_on_the_phone_replays_to_the_same_state(pages, live, tmp_p
     assert replayed["winner"] == "p1" and replayed["players"]["p2"]["health"] == 16
 
 
+# --- (a2) a bot's whole game of every hero, tapped ------------------------------------------------
+
+# Bot games (sensible play, the rules' own bot) that end by a hero's death, between them all
+# nine heroes, with split damage, a Choose One and a secret revealed among their moves.
+HERO_GAMES = [(("jaina", "garrosh"), 21), (("uther", "rexxar"), 32), (("thrall", "valeera"), 2),
+              (("anduin", "guldan"), 25), (("malfurion", "jaina"), 30)]
+
+
+class Tapper:
+    """Plays events on the phone as a player taps them, counting the taps; the card of a
+    rank whose every suit is the same spell is the one the phone picks (`alias`)."""
+
+    def __init__(self, page, live) -> None:
+        self.page, self.live = page, live
+        self.taps, self.alias = 0, {}
+
+    def tap(self, testid: str) -> None:
+        tid(self.page, testid).click()
+        self.taps += 1
+
+    def character(self, ident: str) -> str:
+        ident = self.alias.get(ident, ident)
+        return f"hero-{ident}" if ident in ("p1", "p2") else f"minion-{ident}"
+
+    def play(self, event: dict) -> None:
+        kind = event["type"]
+        if kind == "mulligan":
+            self.tap(f"mull-{event['player']}-{event['count']}")
+        elif kind == "end_turn":
+            self.tap("btn-end-turn")
+        elif kind == "attack":
+            if event["attacker"] in ("p1", "p2"):
+                self.tap("btn-attack")
+            self.tap(self.character(event["attacker"]))
+            self.tap(self.character(event["target"]))
+        elif kind == "hero_power":
+            self.tap("btn-power")
+            self.aim(event)
+        elif kind == "secret_revealed":
+            self.tap("btn-secret")
+            offered = [m for m in self.live.get("/api/moves").json()["moves"]
+                       if m["type"] == "secret_revealed"]
+            self.tap(f"secret-{offered.index({k: v for k, v in event.items() if k != 'source'})}")
+        else:
+            self.play_card(event)
+
+    def play_card(self, event: dict) -> None:
+        card = event["card"]
+        self.tap("btn-play")
+        rank, suit = ("Coin", None) if card == "JK" else (card[:-1], card[-1])
+        self.tap(f"rank-{rank}")
+        # the suits wait for what each card is; a rank of one spell in every suit asks none
+        expect(self.page.locator("[data-testid=suits][data-loading]")).to_have_count(0)
+        if suit and tid(self.page, "suits").count():
+            self.tap(f"suit-{suit}")
+        if event.get("choice"):
+            self.tap(f"choice-{event['choice']}")
+        self.aim(event)
+
+    def aim(self, event: dict) -> None:
+        target = event.get("target")
+        for ident in (target if isinstance(target, list) else [target] if target else []):
+            self.tap(self.character(ident))
+
+
+def test_a_bots_whole_game_of_each_hero_tapped_on_the_phone_replays_to_the_same_state(
+        pages, live, tmp_path):
+    """Every hero, through the page: five whole bot games tapped move by move on the phone
+    (new game, mulligans, plays with their suits, targets, choices and split damage, attacks,
+    hero powers, a secret revealed, ends of turn), each ending as the bot's did, its state
+    on the phone equal to `replay` of its log. The taps a turn are counted."""
+    from tracker.rules.bot import play_game
+
+    phone = pages.phone()
+    tapper, turns = Tapper(phone, live), []
+    for heroes, seed in HERO_GAMES:
+        bot = play_game(heroes, seed=seed, sensible=True)
+        form = tid(phone, "setup")  # the first game; after one, the game-over button's sheet
+        if tid(phone, "btn-new-game").is_visible():
+            tid(phone, "btn-new-game").click()
+            form = tid(phone, "sheet")
+        tid(form, "ng-p1").select_option(heroes[0])
+        tid(form, "ng-p2").select_option(heroes[1])
+        tid(form, "ng-start").click()
+        tapper.alias, start, moves = {}, tapper.taps, {}
+        for index, event in enumerate(bot.events[1:], 1):
+            wanted = event.model_dump(mode="json", exclude_none=True)
+            tapper.play(wanted)
+            expect(phone.locator(f"body[data-events='{index + 1}']")).to_have_count(1)
+            logged = live.get("/api/log").json()["events"][-1]
+            if logged.get("card") != wanted.get("card"):  # a suit the phone did not ask
+                tapper.alias[wanted["card"]] = logged["card"]
+            assert {k: v for k, v in logged.items() if k not in ("source", "card")} == {
+                k: [tapper.alias.get(t, t) for t in v] if isinstance(v, list)
+                else tapper.alias.get(v, v) if k in ("attacker", "target") else v
+                for k, v in wanted.items() if k not in ("source", "card")}, (heroes, index)
+            moves[event.type] = moves.get(event.type, 0) + 1
+            if event.type == "end_turn":
+                turns.append((tapper.taps - start, moves.get("play", 0), moves.get("attack", 0)))
+                start, moves = tapper.taps, {}
+        expect(tid(phone, "result")).to_be_visible()
+        shown = {k: v for k, v in state_of(live).items() if k not in SERVER_ONLY}
+        log = tmp_path / f"{heroes[0]}-{heroes[1]}.jsonl"
+        log.write_bytes(live.get("/api/log.jsonl").content)
+        assert shown == replay_log(log).state().model_dump(mode="json")
+        assert shown["winner"] == bot.state().winner, heroes
+    shot(phone, "a2-bot-games-over")
+    busy = sorted(taps for taps, *_ in turns if taps > 1)
+    typical = sorted(taps for taps, plays, attacks in turns if plays == attacks == 2)
+    print(f"taps a turn with a move: median {busy[len(busy) // 2]}, max {busy[-1]}, over "
+          f"{len(busy)} turns; a turn of 2 cards and 2 attacks: {typical}; {tapper.taps} taps "
+          "in all")
+
+
 # --- (b) live on a second phone and on the overlay -----------------------------------------------
 
 SEEN_AT = """selector => new Promise(resolve => {

@@ -228,6 +228,7 @@ function render() {
   $("readonly").hidden = canWrite() && !app.tokenRefused;
   $("any-badge").hidden = !app.any;
   if (!state) return;
+  document.body.dataset.events = state.events; // what a test (or a person) may wait on
   const inGame = Boolean(state.players?.p1);
   // both mulligans made: the first turn is about to begin (with its first move)
   const ready = state.phase === "mulligan" && app.moves && !hasMulligans();
@@ -751,7 +752,7 @@ function idleTap(id) {
 
 // --- playing a card --------------------------------------------------------------------------
 
-const picker = { player: null, rank: null, infos: {}, purpose: "play", fix: null };
+const picker = { player: null, rank: null, infos: {}, purpose: "play", fix: null, loading: false };
 const COSTS = { J: 1, Q: 2, K: 3, A: 4, Coin: 0, 6: 1, 7: 2, 8: 3, 9: 4, 10: 5 };
 
 function rankCost(rank) {
@@ -799,25 +800,26 @@ function drawPicker() {
       + "camera takes it for that card from now on."));
   }
   if (picker.rank && picker.rank !== "Coin") {
-    body.push(h("div", { class: "suits", testid: "suits" }, SUITS.map((suit) => {
-      const card = picker.rank + suit;
-      const info = picker.infos[`${picker.player}:${card}`];
-      const legal = info ? info.options.some((o) => o.legal) : null;
-      const misread = naming && card === picker.fix.read;
-      return h("button", {
-        class: `btn suit-btn ${(known && !legalCards.has(card)) || misread ? "not-legal" : ""}`,
-        testid: `suit-${suit}`,
-        onclick: () => pickCard(card),
-      }, h("span", { class: `suit-big suit-${suit}` }, SUIT[suit]),
-      h("span", { class: "suit-info" },
-        h("b", {}, info ? info.name || cardText(card) : "…"),
-        h("small", {}, info ? `${info.cost} mana · ${info.kind}` : ""),
-        misread ? h("small", { class: "place" }, "what the camera read")
-          : naming ? null // where a card lies now says nothing of where it lay then
-            : info?.place ? h("small", { class: "place" }, placeWords(info.place))
-              : info && purpose === "play" && !legal
-                ? h("small", { class: "why" }, shortWhy(info)) : null));
-    })));
+    body.push(h("div", { class: "suits", testid: "suits", "data-loading": picker.loading },
+      SUITS.map((suit) => {
+        const card = picker.rank + suit;
+        const info = picker.infos[`${picker.player}:${card}`];
+        const legal = info ? info.options.some((o) => o.legal) : null;
+        const misread = naming && card === picker.fix.read;
+        return h("button", {
+          class: `btn suit-btn ${(known && !legalCards.has(card)) || misread ? "not-legal" : ""}`,
+          testid: `suit-${suit}`, disabled: picker.loading,
+          onclick: () => pickCard(card),
+        }, h("span", { class: `suit-big suit-${suit}` }, SUIT[suit]),
+        h("span", { class: "suit-info" },
+          h("b", {}, info ? info.name || cardText(card) : "…"),
+          h("small", {}, info ? `${info.cost} mana · ${info.kind}` : ""),
+          misread ? h("small", { class: "place" }, "what the camera read")
+            : naming ? null // where a card lies now says nothing of where it lay then
+              : info?.place ? h("small", { class: "place" }, placeWords(info.place))
+                : info && purpose === "play" && !legal
+                  ? h("small", { class: "why" }, shortWhy(info)) : null));
+      })));
   }
   if (purpose === "play") {
     body.push(h("p", { class: "picker-note" },
@@ -858,8 +860,10 @@ async function pickRank(rank, { refresh = false } = {}) {
     return;
   }
   picker.rank = rank;
-  drawPicker();
   const player = picker.player;
+  // the suits wait, untappable, for what each card is: the rank may need no suit at all
+  picker.loading = SUITS.some((suit) => !picker.infos[`${player}:${rank}${suit}`]);
+  drawPicker();
   await Promise.all(SUITS.map(async (suit) => {
     const key = `${player}:${rank}${suit}`;
     if (picker.infos[key]) return;
@@ -868,6 +872,7 @@ async function pickRank(rank, { refresh = false } = {}) {
     } catch { /* drawn without details */ }
   }));
   if (picker.rank !== rank || picker.player !== player || !pickerOpen()) return;
+  picker.loading = false;
   const same = !refresh && picker.purpose === "play" && sameInEverySuit(player, rank);
   if (same) pickCard(same);
   else drawPicker();
