@@ -93,7 +93,7 @@ def test_plays_made_while_the_camera_was_blind_are_recovered(tmp_path):
     dump_log(game.events[:12], tmp_path / "game.jsonl")
     made = _cli("simulate", str(tmp_path / "game.jsonl"), "--out", str(tmp_path / "sim"),
                 "--seed", "3", "--fps", "10",
-                "--faults", "freeze@44+2,black@48.5+1.5,dropout@53.5+1.5")
+                "--faults", "freeze@31.5+1.5,black@35+1.5,dropout@39.8+1")
     assert made.returncode == 0, made.stderr
     faults = [json.loads(line) for line in (tmp_path / "sim" / "faults.jsonl").read_text()
               .splitlines()]

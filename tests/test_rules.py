@@ -69,6 +69,7 @@ def test_play_begins_with_p1_drawing_and_one_crystal():
 
 
 def test_first_play_event_ends_the_mulligan_phase_by_itself():
+    """A log with no mulligans (or one): its first other event begins turn 1."""
     game = new_game()
     assert apply(game, "play", player="p1", card="6H") == []
     state = game.state().model_dump()
@@ -86,11 +87,12 @@ def test_mulligan_sets_aside_then_draws_and_shuffles_back_when_play_begins():
     assert game.sides["p1"].hand == [*deck[2:4], *deck[9:11]]
     assert game.table.set_aside == deck[:2]
     assert game.state().deck == 41 and ledger_ok(game)
+    # the second mulligan ends the phase: turn 1 begins with it, its crystal and its draw
     assert apply(game, "mulligan", player="p2", count=3) == []
     assert game.sides["p2"].hand == [*deck[7:9], JOKER, *deck[11:14]]
-    assert game.state().deck == 38 and ledger_ok(game)
-    game.begin()
     state = game.state().model_dump()
+    assert (state["phase"], state["turn"], state["active"]) == ("play", 1, "p1")
+    assert (state["players"]["p1"]["crystals"], state["players"]["p1"]["mana"]) == (1, 1)
     assert game.table.set_aside == []
     assert state["deck"] == 42  # 38 + 5 shuffled back - p1's first draw
     assert sorted(list(game.table.deck)[-5:]) == sorted([*deck[:2], *deck[4:7]])

@@ -221,10 +221,13 @@ class Game:
             self.table.set_aside.append(card)
         for _ in range(count):
             self.table.draw(event.player)
+        if all(s.mulliganed for s in self.sides.values()):
+            self.begin()  # both have: turn 1 begins, its crystal and draw with it
 
     def begin(self) -> None:
         """End the mulligan phase: set-aside cards go back, and p1's first turn begins.
-        Any event other than a mulligan does this by itself."""
+        The second player's mulligan does this, and so does any event other than a
+        mulligan before it (a log with one mulligan, or none)."""
         if self.phase != "mulligan":
             return
         self.table.shuffle_in(self.table.set_aside)
