@@ -230,13 +230,11 @@ function render() {
   if (!state) return;
   document.body.dataset.events = state.events; // what a test (or a person) may wait on
   const inGame = Boolean(state.players?.p1);
-  // both mulligans made: the first turn is about to begin (with its first move)
-  const ready = state.phase === "mulligan" && app.moves && !hasMulligans();
   $("turn").textContent = !inGame ? "Hearthtop"
-    : state.phase === "mulligan" && !ready ? "Mulligan" : `Turn ${Math.max(state.turn, 1)}`;
+    : state.phase === "mulligan" ? "Mulligan" : `Turn ${state.turn}`;
   $("active-line").textContent = !inGame ? "no game yet"
     : state.over ? resultText(state)
-      : state.phase === "mulligan" && !ready ? "set cards aside, then draw"
+      : state.phase === "mulligan" ? "set cards aside, then draw"
         : `${playerName(state, state.active)} to play`;
   $("active-line").className = `active-line ${inGame && !state.over ? `who-${state.active}` : ""}`;
 
@@ -296,10 +294,7 @@ function renderMiddle(state) {
   const lastAlerts = state.alerts.filter((a) => a.event === state.events - 1);
   const lastLine = $("last-line");
   lastLine.replaceChildren();
-  if (state.phase === "mulligan" && app.moves && !hasMulligans()) {
-    lastLine.append(`Both hands are set: ${playerName(state, "p1")}'s first turn begins `
-      + "with the first card, attack or hero power.");
-  } else if (last) {
+  if (last) {
     lastLine.append(h("span", { class: "last-label" }, "Last:"), ` ${last.text}`);
   }
   if (lastAlerts.length) {
