@@ -308,9 +308,8 @@ class Tapper:
 
     def play_card(self, event: dict) -> None:
         card = event["card"]
-        self.tap("btn-play")
         rank, suit = ("Coin", None) if card == "JK" else (card[:-1], card[-1])
-        self.tap(f"rank-{rank}")
+        self.tap(f"key-{rank}")  # the action bar's keypad: the picker opens at the rank
         # the suits wait for what each card is; a rank of one spell in every suit asks none
         expect(self.page.locator("[data-testid=suits][data-loading]")).to_have_count(0)
         if suit and tid(self.page, "suits").count():

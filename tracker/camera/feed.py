@@ -119,8 +119,9 @@ class CameraFeed:
         self.jpeg: bytes | None = None  # the latest annotated frame
         self.picture: np.ndarray | None = None  # the latest frame, as the camera gave it
         self.pictured_at = 0.0  # when (time.monotonic)
+        self._pictures = 0  # pictures taken: what a setup check is of
         self.frame = 0  # frames looked at
-        self._setup: tuple[int, SetupCheck, bytes] | None = None  # of frame N
+        self._setup: tuple[int, SetupCheck, bytes] | None = None  # of picture N
         self._setup_lock = threading.Lock()
         self._shown = 0.0  # when the stream's frame was made
         self._inputs: list[Event | tuple[int, int] | Fix] = []
@@ -162,7 +163,7 @@ class CameraFeed:
         on it (JPEG); None before the first frame. Made once a frame, whoever asks, in the
         asker's thread: the game's frames are not slowed by it."""
         with self._setup_lock:
-            picture, number = self.picture, self.frame
+            picture, number = self.picture, self._pictures
             if picture is None:
                 return None
             if self._setup is None or self._setup[0] != number:
@@ -245,6 +246,9 @@ class CameraFeed:
         changed, status = False, self.status
         if frame is not None:
             read = isinstance(frame, tuple)
+            if not read:  # for the setup page, before the look (the models load at the first)
+                self.picture, self.pictured_at = frame, time.monotonic()
+                self._pictures += 1
             try:
                 changed = reader.take(index, *frame) if read else reader.look(index, frame)
             except Exception as error:  # one bad frame must not stop the game
@@ -253,7 +257,6 @@ class CameraFeed:
             self.frame += 1
             status = "ok" if read else reader.status
             if not read:
-                self.picture, self.pictured_at = frame, time.monotonic()
                 changed |= reader.deck_in_use != self.deck_in_use
                 self.deck_in_use = reader.deck_in_use
                 now = time.monotonic()

@@ -545,6 +545,7 @@ function renderActions() {
   const heroInfo = app.heroes.find((x) => x.key === side.hero);
   const powerName = heroInfo?.power || "Hero power";
   const rows = [
+    keypad(),
     h("div", { class: "action-row" },
       bigButton(h("span", {}, h("b", {}, "Play a card"),
         h("small", {}, `${playerName(state, active)} · ${side.mana} mana`)),
@@ -566,6 +567,20 @@ function renderActions() {
   ];
   if (app.missedAfter) rows.unshift(missedBanner());
   bar.replaceChildren(...rows);
+}
+
+// A card's rank a tap away: the picker opens at its suits (a rank of one spell in every
+// suit plays at once). Ranks with no legal card now are dimmed, still tappable.
+function keypad() {
+  const legal = new Set(app.moves?.player === actor() ? app.moves.cards : []);
+  const playable = (rank) => rank === "Coin" ? legal.has("JK")
+    : SUITS.some((suit) => legal.has(rank + suit));
+  return h("div", { class: "keypad", testid: "keypad" }, ["A", ...RANKS.slice(0, -1), "Coin"]
+    .map((rank) => h("button", {
+      class: `btn key ${app.moves && !playable(rank) ? "not-legal" : ""}`,
+      testid: `key-${rank}`, disabled: app.busy,
+      onclick: () => { openPicker(); pickRank(rank); },
+    }, rank === "Coin" ? h("span", { class: "coin" }, "Coin") : rank)));
 }
 
 // End turn, saying what the turn leaves unused (mana, minions ready to attack), amber then:
