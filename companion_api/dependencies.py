@@ -148,3 +148,15 @@ def writer(request: Request, table: TableDep,
 
 
 WRITES = [Depends(writer)]
+
+
+def log_reader(request: Request, table: TableDep,
+               token_param: Annotated[str | None, Query(alias="token")] = None) -> None:
+    """The log of the game in progress names the secrets set face down: while one lies
+    there, reading it takes the table's token, as the peek does; anyone may read it
+    otherwise (watchers see the secret as "p1 sets a secret" in the state)."""
+    if table.session.face_down:
+        writer(request, table, token_param)
+
+
+READS_LOG = [Depends(log_reader)]

@@ -367,6 +367,14 @@ class Session:
             return {p: [] for p in PLAYERS}
         return {p: self.secrets(p)["secrets"] for p in PLAYERS}
 
+    @property
+    def face_down(self) -> bool:
+        """Whether a secret lies set, unrevealed, in the game in progress: its log names
+        it."""
+        game = self.game
+        return game.table is not None and not game.over and any(
+            side.secrets for side in game.sides.values())
+
     def secrets(self, player: str) -> dict[str, Any]:
         """The secrets `player` has set, face up: for that player's eyes only (a peek)."""
         game = self.game

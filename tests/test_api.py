@@ -361,15 +361,22 @@ def test_a_secret_is_told_face_down_and_its_player_may_peek(live):
     assert offered == [{"type": "secret_revealed", "player": "p1", "card": "QD",
                         "target": "10H"}]
     # a secret that was never set cannot be revealed: one sentence, nothing changes
-    log = live.get("/api/log").json()["events"]
+    log = live.get("/api/log", headers=token).json()["events"]
     for card, why in (("QH", "p1 revealed QH (Explosive Trap), which was never set"),
                       ("5D", "5D is not a secret of Rexxar")):
         never = live.post("/api/events", {"type": "secret_revealed", "player": "p1",
                                           "card": card, "target": "10H"})
         assert never.status_code == 409 and one_sentence(never)
         assert never.json()["detail"].startswith(why)
-    assert live.get("/api/log").json()["events"] == log
+    assert live.get("/api/log", headers=token).json()["events"] == log
+    # the log names it: while it lies face down, only with the token
+    game = live.get("/api/state").json()["game"]
+    for path in ("/api/log", "/api/log.jsonl", f"/api/games/{game}/log.jsonl"):
+        hidden = live.get(path)
+        assert hidden.status_code == 401 and one_sentence(hidden), path
+        assert "QD" in live.get(path, headers=token).text
     live.event("secret_revealed", player="p1", card="QD", target="10H")
+    assert live.get("/api/log").status_code == 200  # revealed: anyone may read the log
     recent = live.get("/api/state").json()["recent"]
     assert "p1 reveals the secret QD" in recent[-1] and "p1 sets a secret" in recent[-5]
 

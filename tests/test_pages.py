@@ -334,6 +334,7 @@ def test_a_bots_whole_game_of_each_hero_tapped_on_the_phone_replays_to_the_same_
 
     phone = pages.phone()
     tapper, turns = Tapper(phone, live), []
+    token = {"Authorization": f"Bearer {live.token}"}  # a secret set: the log names it
     for heroes, seed in HERO_GAMES:
         bot = play_game(heroes, seed=seed, sensible=True)
         form = tid(phone, "setup")  # the first game; after one, the game-over button's sheet
@@ -348,7 +349,7 @@ def test_a_bots_whole_game_of_each_hero_tapped_on_the_phone_replays_to_the_same_
             wanted = event.model_dump(mode="json", exclude_none=True)
             tapper.play(wanted)
             expect(phone.locator(f"body[data-events='{index + 1}']")).to_have_count(1)
-            logged = live.get("/api/log").json()["events"][-1]
+            logged = live.get("/api/log", headers=token).json()["events"][-1]
             if logged.get("card") != wanted.get("card"):  # a suit the phone did not ask
                 tapper.alias[wanted["card"]] = logged["card"]
             assert {k: v for k, v in logged.items() if k not in ("source", "card")} == {
@@ -362,7 +363,7 @@ def test_a_bots_whole_game_of_each_hero_tapped_on_the_phone_replays_to_the_same_
         expect(tid(phone, "result")).to_be_visible()
         shown = {k: v for k, v in state_of(live).items() if k not in SERVER_ONLY}
         log = tmp_path / f"{heroes[0]}-{heroes[1]}.jsonl"
-        log.write_bytes(live.get("/api/log.jsonl").content)
+        log.write_bytes(live.get("/api/log.jsonl", headers=token).content)
         assert shown == replay_log(log).state().model_dump(mode="json")
         assert shown["winner"] == bot.state().winner, heroes
     shot(phone, "a2-bot-games-over")

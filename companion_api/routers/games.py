@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse
 
-from ..dependencies import TableDep
+from ..dependencies import TableDep, log_reader
 from ..responses import jsonl
 from ..session import Refused
 from ..store import StoreError
@@ -22,7 +22,10 @@ async def get_games(table: TableDep) -> list[dict[str, Any]]:
 
 @router.get("/{game}/log.jsonl", summary="A kept game's event log",
             response_class=PlainTextResponse)
-async def get_game_log(table: TableDep, game: str) -> PlainTextResponse:
+async def get_game_log(table: TableDep, game: str, request: Request,
+                       token: str | None = None) -> PlainTextResponse:
+    if game == table.session.game_id:  # the game in progress: its secrets stay hidden
+        log_reader(request, table, token)
     if game not in table.folder.game_ids():
         raise Refused(404, f"there is no game {game[:100]!r} in the data folder")
     try:

@@ -10,7 +10,7 @@ from fastapi.responses import PlainTextResponse, Response
 from cards import CardError, check_card_id
 from tracker.rules import Player
 
-from ..dependencies import WRITES, TableDep
+from ..dependencies import READS_LOG, WRITES, TableDep
 from ..responses import jsonl, state_response
 from ..session import Refused
 
@@ -22,15 +22,18 @@ async def get_state(table: TableDep) -> Response:
     return state_response(table.session)
 
 
-@router.get("/log", summary="The event log of the game in progress")
+@router.get("/log", dependencies=READS_LOG,
+            summary="The event log of the game in progress (with the token while a secret "
+                    "lies face down: the log names it)")
 async def get_log(table: TableDep) -> dict[str, Any]:
     return {"game": table.session.game_id,
             "events": [e.model_dump(mode="json", exclude_none=True)
                        for e in table.session.log()]}
 
 
-@router.get("/log.jsonl", summary="The event log as JSON Lines (replays with `replay`)",
-            response_class=PlainTextResponse)
+@router.get("/log.jsonl", dependencies=READS_LOG, response_class=PlainTextResponse,
+            summary="The event log as JSON Lines (replays with `replay`); with the token "
+                    "while a secret lies face down")
 async def get_log_jsonl(table: TableDep) -> PlainTextResponse:
     return jsonl(table.session.game_id, table.session.log())
 

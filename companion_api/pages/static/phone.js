@@ -1338,7 +1338,9 @@ function openMenu() {
         "danger")) : null,
     canWrite() && inGame && !state.over && app.any
       ? item("Reveal a secret…", "menu-secret", startSecret) : null,
-    inGame ? link("Download the game log (.jsonl)", "menu-download", "/api/log.jsonl",
+    // the token goes along: while a secret lies face down the log (which names it) needs it
+    inGame ? link("Download the game log (.jsonl)", "menu-download", "/api/log.jsonl"
+      + (canWrite() ? `?token=${encodeURIComponent(app.token)}` : ""),
       { download: "" }) : null,
     link("Spectator page", "menu-watch", "/watch", { target: "_blank" }),
     link("Stream overlay (OBS)", "menu-overlay", "/overlay", { target: "_blank" }),
