@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from ..dependencies import WRITES, TableDep
+from ..dependencies import READS_LOG, WRITES, TableDep
 from ..fixes import FixRequest, offer, request
 from ..responses import with_state
 from ..session import Refused
@@ -17,7 +17,9 @@ from ..session import Refused
 router = APIRouter(prefix="/api/events/{index}")
 
 
-@router.get("/fixes", summary="What may be put in place of an event the camera read")
+@router.get("/fixes", dependencies=READS_LOG,
+            summary="What may be put in place of an event the camera read (with the token "
+                    "while a secret lies face down: the options name the events)")
 async def get_fixes(table: TableDep, index: int) -> dict[str, Any]:
     return await table.change(offer, table.session, table.feed is not None, index)
 
