@@ -80,7 +80,8 @@ def narration(game: Game, count: int = RECENT) -> list[str]:
         before = view.state() if view.table is not None else None
         names = minion_names(*(s for s in (before, after) if s is not None))
         view.apply(event)  # back, to be told as it stood just after it
-        line = describe_event(view, event, hide_secrets=True, names=names)
+        line = describe_event(view, event, hide_secrets=True, names=names,
+                              turn=before.turn if before is not None else None)
         view.pop()
         did = outcome(before, after) if before is not None else ""
         lines.append(f"{line}: {did}" if did else line)

@@ -22,11 +22,13 @@ from .table import Minion, Side
 
 
 def describe_event(board: Board, event: Event, *, hide_secrets: bool = False,
-                   names: dict[str, str] | None = None) -> str:
+                   names: dict[str, str] | None = None, turn: int | None = None) -> str:
     """One line about an event that `board` has just applied; with `hide_secrets`, a secret
     set is told as the table shows it, face down ("p1 sets a secret"), until its reveal
-    names it. `names`: words for the minions' ids (`minion_names`), else the ids."""
-    prefix = f"[turn {board.turn:>2}] "
+    names it. `names`: words for the minions' ids (`minion_names`), else the ids. `turn`:
+    the turn it was made in, where the board's is past it (an end of turn), for the
+    line's "[turn N]"."""
+    prefix = f"[turn {board.turn if turn is None else turn:>2}] "
     names = names or {}
 
     def called(ids: list[str]) -> str:
