@@ -1238,7 +1238,7 @@ function newGameForm(onDone) {
   let kept = {};
   try { kept = JSON.parse(localStorage.getItem(HEROES_KEY) || "{}"); } catch { kept = {}; }
   const select = (player, fallback) => {
-    const el = h("select", { testid: `ng-${player}`, id: `ng-${player}` },
+    const el = h("select", { testid: `ng-${player}` }, // in its label: no id (two forms may show)
       choices.map((hero) => h("option", { value: hero.key },
         `${hero.name} — ${hero.class}`)));
     const wanted = choices.find((c) => c.key === kept[player]) || choices[fallback];
