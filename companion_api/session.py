@@ -32,6 +32,7 @@ from tracker.rules import (
     EngineError,
     Event,
     Game,
+    GameState,
     NewGame,
     Play,
     all_heroes,
@@ -79,14 +80,23 @@ def narration(game: Game, count: int = RECENT) -> list[str]:
         view.pop()
         before = view.state() if view.table is not None else None
         names = minion_names(*(s for s in (before, after) if s is not None))
+        rattles = _rattles(view, before) if before is not None else frozenset()
         view.apply(event)  # back, to be told as it stood just after it
         line = describe_event(view, event, hide_secrets=True, names=names,
                               turn=before.turn if before is not None else None)
         view.pop()
-        did = outcome(before, after) if before is not None else ""
+        did = outcome(before, after, rattles) if before is not None else ""
         lines.append(f"{line}: {did}" if did else line)
         after = before
     return lines[::-1]
+
+
+def _rattles(game: Game, state: GameState) -> frozenset[str]:
+    """The minions and weapons of a state whose death sets off a Deathrattle."""
+    return frozenset(
+        card for player, side in state.players.items()
+        for card in [*(m.card for m in side.minions), side.weapon and side.weapon.card]
+        if card and game.ability_of(player, card).hook("deathrattle"))
 
 
 def never_set(game: Game, event: Event) -> None:

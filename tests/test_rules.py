@@ -972,3 +972,18 @@ def test_the_history_names_tokens_and_secrets_and_says_who_died():
         "p2 sets a secret", "p2 plays 3H", "turn ends",
         "Silver Hand Recruit (1/1) attacks 3H: Silver Hand Recruit dies, 3H -1",
         "p1 plays 5C", "p2 reveals the secret QD (Snipe) at 5C: 5C -4"]
+
+
+def test_the_history_says_a_deathrattle_went_off_and_what_it_summoned():
+    from companion_api.session import narration
+
+    t = start("uther", "rexxar", turn=9)
+    assert t.power("p1") == [] and t.play("p1", "3S") == []  # Reinforcements: a Deathrattle
+    t.end_turn()
+    assert t.play("p2", "KS", target="3S") == []  # Kill Command
+    lines = [line.split("] ", 1)[-1] for line in narration(t.game, 4)]
+    assert lines == [
+        "p1 uses Reinforce: Silver Hand Recruit (1/1) summoned", "p1 plays 3S (Reinforcements)",
+        "turn ends",
+        "p2 plays KS (Kill Command) at 3S: 3S dies (Deathrattle), Silver Hand Recruit (1/1) "
+        "summoned"]

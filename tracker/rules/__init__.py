@@ -46,6 +46,7 @@ from .heroes import HeroError, all_heroes, get_hero, hero_names
 from .legality import card_plays, characters, power_uses, reactions
 from .narrate import describe_event, minion_names, outcome
 from .secrets import due_secrets
+from .state import GameState
 from .table import HERO_POWER_COST
 
 __all__ = [
@@ -59,6 +60,7 @@ __all__ = [
     "EngineError",
     "Event",
     "Game",
+    "GameState",
     "HeroError",
     "LogError",
     "NewGame",

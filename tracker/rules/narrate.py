@@ -76,12 +76,14 @@ def minion_names(*states: GameState) -> dict[str, str]:
     return names
 
 
-def outcome(before: GameState, after: GameState) -> str:
+def outcome(before: GameState, after: GameState, rattles: frozenset[str] = frozenset()) -> str:
     """What an event did, from the states on either side of it, in a few words: each hero's
     health and armor ("p2 -3", "p1 armor +2"), Overload taken on ("p1 overload +2"), who was
     frozen ("p2 frozen"), the minions hurt or healed ("4H -2") and those that died ("2D
-    dies"; a token by its name), a weapon's durability ("p1's weapon -1", "p1's weapon
-    breaks"). "" when it changed none of these (a minion laid, a turn ended)."""
+    dies"; a token by its name; "(Deathrattle)" after one of `rattles`, the ids of minions
+    and weapons whose death sets one off), the tokens that came ("Silver Hand Recruit (1/1)
+    summoned"), a weapon's durability ("p1's weapon -1", "p1's weapon breaks"). "" when it
+    changed none of these (a minion laid, a turn ended)."""
     said = []
     named = {m.id: m.name for side in before.players.values() for m in side.minions
              if m.card is None}  # a token by its name: its stats are in the line's numbers
@@ -92,18 +94,25 @@ def outcome(before: GameState, after: GameState) -> str:
         said += _change(f"{player} overload", max(0, now.overload - was.overload))
         said += [f"{player} frozen"] if now.frozen and not was.frozen else []
         if was.weapon and not now.weapon:
-            said.append(f"{player}'s weapon breaks")
+            said.append(f"{player}'s weapon breaks" + _rattle(was.weapon.card, rattles))
         elif was.weapon and now.weapon and now.weapon.card == was.weapon.card:
             said += _change(f"{player}'s weapon", now.weapon.durability - was.weapon.durability)
         alive = {m.id: m for m in now.minions}
         for minion in was.minions:
             who = named.get(minion.id, minion.id)
             if minion.id not in alive:
-                said.append(f"{who} dies")
+                said.append(f"{who} dies" + _rattle(minion.id, rattles))
                 continue
             said += _change(who, alive[minion.id].health - minion.health)
             said += [f"{who} frozen"] if alive[minion.id].frozen and not minion.frozen else []
+        had = {m.id for m in was.minions}
+        said += [f"{m.name} ({m.attack}/{m.health}) summoned" for m in now.minions
+                 if m.card is None and m.id not in had]
     return ", ".join(said)
+
+
+def _rattle(ident: str, rattles: frozenset[str]) -> str:
+    return " (Deathrattle)" if ident in rattles else ""
 
 
 def _change(what: str, delta: int) -> list[str]:
