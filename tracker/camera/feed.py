@@ -160,7 +160,7 @@ class CameraFeed:
 
     def setup(self) -> tuple[SetupCheck, bytes] | None:
         """The camera setup check of the latest frame, and that frame with the check drawn
-        on it (JPEG); None before the first frame. Made once a frame, whoever asks, in the
+        on it (JPEG); None before the first frame. Made once a picture, whoever asks, in the
         asker's thread: the game's frames are not slowed by it."""
         with self._setup_lock:
             picture, number = self.picture, self._pictures
