@@ -160,3 +160,13 @@ def test_a_missed_event_the_game_cannot_take_changes_nothing():
     with pytest.raises(EngineError, match="revealed"):
         tracker.missed(HeroPower(player="p1"), len(before) - 2)
     assert tracker.events == before
+
+
+def test_a_secret_set_is_told_face_down_in_the_cameras_words():
+    """Questions and fix options are in the public state: a secret set is "sets a secret"
+    there, as on every page, never its card."""
+    from tracker.camera import in_words
+
+    t = start("rexxar", "garrosh", turn=9)  # 5 mana
+    words = in_words(t.game, [Play(player="p1", card="QD"), Play(player="p1", card="3H")])
+    assert words == "p1 sets a secret; p1 plays 3H"

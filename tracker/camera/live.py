@@ -68,7 +68,8 @@ def fix_options(game: Game, fixes: list[Fixes], index: int) -> list[list[Event]]
 
 def in_words(before: Game, events: Sequence[Event]) -> str:
     """Events in words as they play on a copy of `before`, each with the rule it breaks;
-    none: nothing happened."""
+    none: nothing happened. A secret set is told face down, as every page tells it: the
+    questions are in the public state (and no camera reads a face-down card)."""
     if not events:
         return NOTHING
     ahead, words = before.copy(), []
@@ -78,7 +79,7 @@ def in_words(before: Game, events: Sequence[Event]) -> str:
         except EngineError as error:
             words.append(f"{event.type} (the rules cannot apply it: {error})")
             break
-        words.append(describe_event(ahead, event).split("] ", 1)[-1]
+        words.append(describe_event(ahead, event, hide_secrets=True).split("] ", 1)[-1]
                      + "".join(f" (against the rules: {why})" for why in broken[:1]))
     return "; ".join(words)
 
