@@ -62,8 +62,8 @@ class MarkerCheck:
     # where a missing marker should be, when the others give the table: "covered" (in the
     # picture), "outside" (out of it); None when found or unknown
     missing: str | None = None
-    # its tile's corners in the frame, px: as found, or where the table puts a missing one
-    # (None: missing, and too few markers to say where)
+    # the black marker's corners in the frame, px: as found, or where the table puts a
+    # missing one (None: missing, and too few markers to say where)
     tile_px: tuple[tuple[float, float], ...] | None = None
 
 
