@@ -150,6 +150,18 @@ def writer(request: Request, table: TableDep,
 WRITES = [Depends(writer)]
 
 
+def camera_feed(table: TableDep) -> CameraFeed:
+    """The live source's feed (its stream, its setup check); a 404 saying how to start one
+    when the server runs without."""
+    if table.feed is None:
+        raise Refused(404, "no camera is connected: start the server with `run --source 0` "
+                           "(the webcam)")
+    return table.feed
+
+
+FeedDep = Annotated["CameraFeed", Depends(camera_feed)]
+
+
 def log_reader(request: Request, table: TableDep,
                token_param: Annotated[str | None, Query(alias="token")] = None) -> None:
     """The log of the game in progress names the secrets set face down: while one lies

@@ -11,8 +11,7 @@ from fastapi.responses import Response, StreamingResponse
 
 from tracker.camera import STREAM_FPS, CameraFeed
 
-from ..dependencies import TableDep
-from ..session import Refused
+from ..dependencies import FeedDep
 
 router = APIRouter()
 
@@ -23,10 +22,8 @@ async def socket(websocket: WebSocket) -> None:
 
 
 @router.get("/stream.mjpg", include_in_schema=False)
-async def stream(table: TableDep) -> Response:
-    if not table.feed:
-        raise Refused(404, "no camera is connected: start the server with `run --source`")
-    return StreamingResponse(_mjpeg(table.feed),
+async def stream(feed: FeedDep) -> Response:
+    return StreamingResponse(_mjpeg(feed),
                              media_type="multipart/x-mixed-replace; boundary=frame")
 
 

@@ -15,12 +15,11 @@ from fastapi.responses import Response
 from calibration import encode_sheet, render_sheet
 from tracker.camera import CameraFeed, Recording
 
-from ..dependencies import TableDep
+from ..dependencies import FeedDep
 from ..session import Refused
 
 router = APIRouter(prefix="/api/setup")
 
-NO_CAMERA = "no camera is connected: start the server with `run --source 0` (the webcam)"
 # the camera's condition, when it is not "ok", in one sentence saying what to do
 CONDITION = {
     "lost": "No picture from the camera: check that it is plugged in and that no other "
@@ -34,8 +33,7 @@ ENDED = "The recording has ended: this is its last picture."
 
 @router.get("", summary="The camera setup check of the latest frame: the markers found, "
                         "the card size, the tilt, light and focus, and what to do")
-async def get_setup(table: TableDep) -> dict[str, Any]:
-    feed = _feed(table)
+async def get_setup(feed: FeedDep) -> dict[str, Any]:
     made = await asyncio.to_thread(feed.setup)
     condition = _condition(feed)
     if made is None:
@@ -53,8 +51,8 @@ async def get_setup(table: TableDep) -> dict[str, Any]:
 @router.get("/picture.jpg", summary="The latest frame with the markers found (green), "
                                     "missing (red), the play area and the zones drawn",
             response_class=Response)
-async def get_picture(table: TableDep) -> Response:
-    made = await asyncio.to_thread(_feed(table).setup)
+async def get_picture(feed: FeedDep) -> Response:
+    made = await asyncio.to_thread(feed.setup)
     if made is None:
         raise Refused(404, "no picture from the camera yet: wait a moment, or check that it "
                            "is plugged in")
@@ -71,12 +69,6 @@ async def get_markers() -> Response:
 @cache
 def _markers_pdf() -> bytes:
     return encode_sheet(render_sheet(), ".pdf")
-
-
-def _feed(table: TableDep) -> CameraFeed:
-    if table.feed is None:
-        raise Refused(404, NO_CAMERA)
-    return table.feed
 
 
 def _condition(feed: CameraFeed) -> str | None:
