@@ -86,8 +86,8 @@ def missed(session: Session, camera: bool, event: Event, after: int | None) -> F
     """An event the camera missed, right after event `after` (None: now), checked: one the
     camera could have seen, that the game can take there (against the rules or not)."""
     events = session.game.events
-    if after is not None and not 0 <= after < len(events):
-        raise Refused(404, f"there is no event {after} (the game has {len(events)})")
+    if after is not None:
+        _check_index(events, after)
     if not camera:
         raise Refused(409, "no camera keeps this game: record the event itself")
     if event.type not in MISSABLE:
@@ -113,8 +113,7 @@ def missed(session: Session, camera: bool, event: Event, after: int | None) -> F
 
 def _camera_event(session: Session, camera: bool, index: int) -> tuple[Event, Fixes]:
     events = session.game.events
-    if not 0 <= index < len(events):
-        raise Refused(404, f"there is no event {index} (the game has {len(events)})")
+    _check_index(events, index)
     if not camera:
         raise Refused(409, "no camera keeps this game: every event is the phone's, and "
                            "the last one is taken back with undo")
@@ -124,6 +123,11 @@ def _camera_event(session: Session, camera: bool, index: int) -> tuple[Event, Fi
         raise Refused(409, f"event {index} ({said}) came from the phone, not the camera: "
                            "there is nothing to fix")
     return events[index], fixes
+
+
+def _check_index(events: list[Event], index: int) -> None:
+    if not 0 <= index < len(events):
+        raise Refused(404, f"there is no event {index} (the game has {len(events)})")
 
 
 def _check_card(before: Game, event: Event, index: int, card: str) -> None:
