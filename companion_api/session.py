@@ -70,25 +70,25 @@ class Limits:
 
 def narration(game: Game, count: int = RECENT) -> list[str]:
     """A line about each of the game's last `count` events, oldest first: each told from
-    the game as it stood just after it (a copy taken back event by event, not replayed).
+    the game as it stood just after it, and what it did from the states on either side (a
+    copy taken back before them, then forward through them).
     Every page shows these lines: a secret set is told face down ("p1 sets a secret")."""
     count = min(count, len(game.events))
-    view, lines = game.copy(), []
-    after = view.state() if count else None
-    for _ in range(count):
-        event = view.events[-1]
-        view.pop()
-        before = view.state() if view.table is not None else None
-        names = minion_names(*(s for s in (before, after) if s is not None))
+    view = game.copy()
+    events = view.events[len(view.events) - count:]
+    view.undo_to(len(view.events) - count)
+    before, lines = (view.state() if view.table is not None else None), []
+    for event in events:
         rattles = _rattles(view, before) if before is not None else frozenset()
-        view.apply(event)  # back, to be told as it stood just after it
+        view.apply(event)
+        after = view.state()
+        names = minion_names(*(s for s in (before, after) if s is not None))
         line = describe_event(view, event, hide_secrets=True, names=names,
                               turn=before.turn if before is not None else None)
-        view.pop()
         did = outcome(before, after, rattles) if before is not None else ""
         lines.append(f"{line}: {did}" if did else line)
-        after = before
-    return lines[::-1]
+        before = after
+    return lines
 
 
 def _rattles(game: Game, state: GameState) -> frozenset[str]:
