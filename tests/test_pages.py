@@ -940,7 +940,7 @@ def test_totemic_call_asks_for_the_cards_turned_over(pages, live):
     assert live.get("/api/log").json()["events"][-1]["revealed"] == ["5H"]
 
 
-def covered_then_clear(folder: Path, covered: int = 10, clear: int = 45) -> Path:
+def covered_then_clear(folder: Path, covered: int = 20, clear: int = 45) -> Path:
     """A recording at 1 frame a second: a frame of the demo's table with a hand over marker
     2 for `covered` seconds, then the same table clear (numbered links to two pictures)."""
     from tracker.camera.setup import check_setup

@@ -572,15 +572,23 @@ function renderActions() {
 // A card's rank a tap away: the picker opens at its suits (a rank of one spell in every
 // suit plays at once). Ranks with no legal card now are dimmed, still tappable.
 function keypad() {
-  const legal = new Set(app.moves?.player === actor() ? app.moves.cards : []);
-  const playable = (rank) => rank === "Coin" ? legal.has("JK")
-    : SUITS.some((suit) => legal.has(rank + suit));
+  const legal = legalCards(actor());
   return h("div", { class: "keypad", testid: "keypad" }, ["A", ...RANKS.slice(0, -1), "Coin"]
     .map((rank) => h("button", {
-      class: `btn key ${app.moves && !playable(rank) ? "not-legal" : ""}`,
+      class: `btn key ${app.moves && !rankLegal(legal, rank) ? "not-legal" : ""}`,
       testid: `key-${rank}`, disabled: app.busy,
       onclick: () => { openPicker(); pickRank(rank); },
     }, rank === "Coin" ? h("span", { class: "coin" }, "Coin") : rank)));
+}
+
+// The cards `player` may play now by the rules, as the server's moves say (none known when
+// the moves are another player's).
+function legalCards(player) {
+  return new Set(app.moves?.player === player ? app.moves.cards : []);
+}
+
+function rankLegal(legal, rank) {
+  return rank === "Coin" ? legal.has("JK") : SUITS.some((suit) => legal.has(rank + suit));
 }
 
 // End turn, saying what the turn leaves unused (mana, minions ready to attack), amber then:
@@ -780,11 +788,8 @@ function openPicker() {
 function drawPicker() {
   const state = app.state;
   const purpose = picker.purpose;
-  const legalCards = new Set(purpose === "play" && picker.player === app.moves?.player
-    ? app.moves?.cards || [] : []);
   const known = purpose === "play" && picker.player === app.moves?.player;
-  const rankLegal = (rank) => rank === "Coin" ? legalCards.has("JK")
-    : SUITS.some((s) => legalCards.has(rank + s));
+  const playable = known ? legalCards(picker.player) : new Set();
   const naming = purpose === "name"; // the card the camera misread: its play stays as it was
   const who = h("div", { class: "picker-who" },
     purpose === "secret" ? "Secret revealed by" : "Played by",
@@ -797,7 +802,7 @@ function drawPicker() {
   const ranks = h("div", { class: "ranks", testid: "ranks" },
     [...RANKS, ...(purpose !== "secret" ? ["Coin"] : [])].map((rank) => h("button", {
       class: `btn rank ${picker.rank === rank ? "on" : ""} ${
-        known && !rankLegal(rank) ? "not-legal" : ""}`,
+        known && !rankLegal(playable, rank) ? "not-legal" : ""}`,
       testid: `rank-${rank}`,
       onclick: () => pickRank(rank),
     }, rank === "Coin" ? h("span", { class: "coin" }, "Coin") : rank,
@@ -817,7 +822,7 @@ function drawPicker() {
         const legal = info ? info.options.some((o) => o.legal) : null;
         const misread = naming && card === picker.fix.read;
         return h("button", {
-          class: `btn suit-btn ${(known && !legalCards.has(card)) || misread ? "not-legal" : ""}`,
+          class: `btn suit-btn ${(known && !playable.has(card)) || misread ? "not-legal" : ""}`,
           testid: `suit-${suit}`, disabled: picker.loading,
           onclick: () => pickCard(card),
         }, h("span", { class: `suit-big suit-${suit}` }, SUIT[suit]),
