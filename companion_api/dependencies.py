@@ -129,12 +129,27 @@ def get_table(connection: HTTPConnection) -> Table:
 TableDep = Annotated[Table, Depends(get_table)]
 
 
+def _given_token(request: Request, token_param: str | None) -> str | None:
+    scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
+    return credentials.strip() if scheme.lower() == "bearer" else token_param
+
+
+def holds_token(request: Request, table: TableDep,
+                token_param: Annotated[str | None, Query(alias="token")] = None) -> bool:
+    """Whether a read comes with the table's token: what only the table's phone is shown
+    (the secrets a reveal may name) it is shown; anyone else reads the rest."""
+    given = _given_token(request, token_param)
+    return bool(given) and token_matches(given, table.token)
+
+
+HoldsToken = Annotated[bool, Depends(holds_token)]
+
+
 def writer(request: Request, table: TableDep,
            token_param: Annotated[str | None, Query(alias="token")] = None) -> None:
     """A write needs the table's token (`Authorization: Bearer TOKEN` or `?token=`), and
     comes no faster than the rate limit allows."""
-    scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
-    given = credentials.strip() if scheme.lower() == "bearer" else token_param
+    given = _given_token(request, token_param)
     if not given:
         raise Refused(401, "this needs the table's token: open the address that `run` "
                            "printed (or scan its QR code)")

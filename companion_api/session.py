@@ -35,12 +35,15 @@ from tracker.rules import (
     GameState,
     NewGame,
     Play,
+    after_reveal,
     all_heroes,
+    answers,
     card_cost,
     card_plays,
     characters,
     describe_event,
     due_secrets,
+    face_down_words,
     minion_names,
     outcome,
     parse_card,
@@ -110,13 +113,14 @@ def never_set(game: Game, event: Event) -> None:
                                "revealed")
 
 
-def _due_first(moves: list[Event], game: Game) -> list[Event]:
+def _due_first(moves: list[Event], game: Game) -> tuple[list[Event], bool]:
     """The secrets that may be revealed: only those the last event sets off (in the order
-    they go off) when it sets any off, else every one the rules allow."""
+    they go off) when it sets any off, else every one the rules allow; and whether they
+    were the ones set off (those are being turned face up: the page may show them)."""
     due = [d for d in due_secrets(game) if game.is_legal(d)]
     if not due:
-        return moves
-    return [*due, *(m for m in moves if m.type != "secret_revealed")]
+        return moves, False
+    return [*due, *(m for m in moves if m.type != "secret_revealed")], True
 
 
 def _shared(mine: list[Event], theirs: list[Event]) -> int:
@@ -143,6 +147,9 @@ class Session:
         self.unreadable: str | None = None  # why the stored game in progress was not resumed
         self._summaries: dict[str, dict[str, Any]] = {}
         self._told: list[tuple[int, str]] = []  # the last RECENT events' lines, by index
+        # a "when" secret put before the event it answered: (the log's length then, the
+        # secret's index, the event as it was told), for undo
+        self._late: tuple[int, int, Event] | None = None
         self._resume()
         self._changed(kept=0)
 
@@ -195,7 +202,12 @@ class Session:
         self.message_json = f'{{"type":"state","state":{self.state_json}}}'
 
     def state(self) -> dict[str, Any]:
+        """The state every page is shown, the watchers' too: a secret face down is named
+        in no line of it, its alerts' included."""
         state = self.game.state().model_dump(mode="json")
+        if self.face_down:
+            for alert in state["alerts"]:
+                alert["message"] = face_down_words(self.game, alert["message"])
         if self.camera is not None:
             state["camera"] = self.camera
         if self.deck is not None:
@@ -250,6 +262,7 @@ class Session:
     def _begin(self, game: Game) -> None:
         """`game` is a new game: a new id, its log written whole."""
         self.game_id, self.unsaved, self.game = self.data.new_id(), None, game
+        self._late = None
         self._save()
 
     def add(self, event: Event) -> list:
@@ -265,20 +278,62 @@ class Session:
             raise Refused(409, f"the game holds {self.limits.max_events} events, the most "
                                "one game may; start a new game")
         never_set(self.game, event)
+        if answers(self.game, event):
+            return self._before_last(event)
         try:
             alerts = self.game.apply(event)
         except EngineError as error:
             raise Refused(422, str(error)) from None
         self._save([event])
         self._changed(kept=len(self.game.events) - 1)
-        return alerts
+        return self._shown(alerts)
+
+    def _before_last(self, reveal: Event) -> list:
+        """A "when" secret told after the event it answers goes before it in the log, as it
+        went off at the table: the event then goes on as the secret left it (an attack on
+        Vaporize's owner by a minion it destroyed never hits), or not at all. Undo takes
+        the secret back and puts the event back as it was told."""
+        game = self.game
+        answered = game.pop()
+        try:
+            alerts = game.apply(reveal)
+        except EngineError as error:
+            game.apply(answered)
+            raise Refused(422, str(error)) from None
+        goes_on = after_reveal(game, answered)
+        if goes_on is not None:
+            game.apply(goes_on)
+        self._late = (len(game.events), len(game.events) - (goes_on is not None) - 1,
+                      answered)
+        self._save()
+        self._changed(kept=self._late[1])
+        return self._shown(alerts)
+
+    def _shown(self, alerts: list) -> list:
+        """A write's alerts as the public state words them (face-down secrets unnamed)."""
+        if not self.face_down:
+            return alerts
+        return [a.model_copy(update={"message": face_down_words(self.game, a.message)})
+                for a in alerts]
 
     def undo(self) -> Event:
+        """Take back the last event; a secret told after the event it answers is taken
+        back as it was told: the event it answered comes back as it was."""
         if self.game_id is None or len(self.game.events) <= 1:
             raise Refused(409, "nothing to undo: start a new game instead")
-        event = self.game.pop()
+        late = self._late
+        if late is not None and len(self.game.events) == late[0] and \
+                self.game.events[late[1]].type == "secret_revealed":
+            self._late = None
+            _, kept, answered = late
+            event = self.game.events[kept]
+            self.game.undo_to(kept)
+            self.game.apply(answered)
+        else:
+            event = self.game.pop()
+            kept = len(self.game.events)
         self._save()
-        self._changed(kept=len(self.game.events))
+        self._changed(kept=kept)
         return event
 
     def _save(self, new: list[Event] | None = None) -> None:
@@ -331,10 +386,13 @@ class Session:
 
     # --- what may be done --------------------------------------------------------------------
     def moves(self, card: str | None = None, player: str | None = None,
-              power: bool = False, attacker: str | None = None) -> dict[str, Any]:
+              power: bool = False, attacker: str | None = None,
+              secrets: bool = True) -> dict[str, Any]:
         """The legal moves now; with a card (or the hero power, or an attacker), every way
         to play it (use it, attack with it), each marked legal or not, with the alerts it
-        would raise."""
+        would raise. Without `secrets` (a watcher, no token), no reveal is listed: each
+        names a face-down card. `secrets_due`: the reveals listed are those the last event
+        set off, not every one the rules allow."""
         game = self.game
         if game.table is None or game.over:
             return {"active": game.active, "phase": game.phase, "moves": [], "cards": [],
@@ -356,12 +414,13 @@ class Session:
             return {**head, "name": ability.name, "kind": "power", "cost": HERO_POWER_COST,
                     "text": ability.text, "options": self._options(power_uses(game, player, rng))}
         moves = [m for m in game.legal_moves(rng) if not isinstance(m, Play)]
-        moves += _due_first([m for m in reactions(game)
-                             if isinstance(m, Concede) or game.is_legal(m)], game)
+        others, due = _due_first([m for m in reactions(game)
+                                  if isinstance(m, Concede) or game.is_legal(m)], game)
+        moves += [m for m in others if secrets or m.type != "secret_revealed"]
         playable = [c["card"] for c in self._cards(player) if c["legal"]]
         return {**head, "moves": [m.model_dump(mode="json", exclude_none=True,
                                                exclude={"source"}) for m in moves],
-                "cards": playable}
+                "cards": playable, "secrets_due": due and secrets}
 
     def _options(self, events: list[Event]) -> list[dict[str, Any]]:
         options = []

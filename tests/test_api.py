@@ -356,7 +356,7 @@ def test_a_secret_is_told_face_down_and_its_player_may_peek(live):
     live.event("play", player="p2", card="6S")
     live.event("play", player="p2", card="10H")
     # the secret offered is the one the last play sets off, at the minion just played
-    offered = [m for m in live.get("/api/moves").json()["moves"]
+    offered = [m for m in live.get("/api/moves", headers=token).json()["moves"]
                if m["type"] == "secret_revealed"]
     assert offered == [{"type": "secret_revealed", "player": "p1", "card": "QD",
                         "target": "10H"}]
@@ -379,6 +379,82 @@ def test_a_secret_is_told_face_down_and_its_player_may_peek(live):
     assert live.get("/api/log").status_code == 200  # revealed: anyone may read the log
     recent = live.get("/api/state").json()["recent"]
     assert "p1 reveals the secret QD" in recent[-1] and "p1 sets a secret" in recent[-5]
+
+
+def _jaina_sets_vaporize(live: Quick) -> None:
+    """Jaina (p1) against Rexxar (p2): Jaina sets K♠ (Vaporize) on turn 1 with 1 mana (an
+    illegal play: its alert names the card), then turns pass to Rexxar's turn 8."""
+    new_game(live, {"p1": "jaina", "p2": "rexxar"}, deck=None)
+    for event in ({"type": "mulligan", "player": "p1", "count": 0},
+                  {"type": "mulligan", "player": "p2", "count": 0},
+                  {"type": "play", "player": "p1", "card": "KS"}, *[{"type": "end_turn"}] * 7):
+        assert live.event(**event).status_code == 200, event
+
+
+def test_no_public_word_names_a_face_down_secret_its_alerts_included(live, watcher):
+    """The public state (and the socket) never names a secret set face down, not even in the
+    alert of its own illegal play; reveals, which name the card, are listed only with the
+    token; once revealed, the alert names it again."""
+    token = {"Authorization": f"Bearer {live.token}"}
+    _jaina_sets_vaporize(live)
+    public = live.get("/api/state").json()
+    mana = [a for a in public["alerts"] if a["code"] == "not_enough_mana"]
+    assert mana and mana[0]["message"] == "p1 played a secret (3 mana) with 1 mana available"
+    pushed = watcher.wait_for(lambda s: s["events"] == public["events"])
+    for said in (json.dumps(public), json.dumps(pushed)):
+        assert "KS" not in said and "Vaporize" not in said
+    live.event("play", player="p2", card="4C")
+    # a watcher's moves list no reveal; the phone's do, and say none was set off
+    assert not [m for m in live.get("/api/moves").json()["moves"]
+                if m["type"] == "secret_revealed"]
+    assert "KS" not in live.get("/api/moves").text
+    phone = live.get("/api/moves", headers=token).json()
+    assert {m["card"] for m in phone["moves"] if m["type"] == "secret_revealed"} == {"KS"}
+    assert phone["secrets_due"] is False
+    live.event("end_turn")
+    live.event("end_turn")
+    live.event("attack", attacker="4C", target="p1")
+    due = live.get("/api/moves", headers=token).json()
+    assert due["secrets_due"] is True
+    assert [m for m in due["moves"] if m["type"] == "secret_revealed"] == [
+        {"type": "secret_revealed", "player": "p1", "card": "KS", "target": "4C"}]
+    live.event("secret_revealed", player="p1", card="KS", target="4C")
+    after = live.get("/api/state").json()
+    assert any("KS" in a["message"] for a in after["alerts"] if a["code"] == "not_enough_mana")
+
+
+def test_vaporize_told_after_the_attack_it_answers_stops_it(live, tmp_path):
+    """At the table "Vaporize!" is said once the attack is declared, so the phone records it
+    after the attack: it goes before the attack in the log, the attacker is destroyed and
+    the hero is as if the attack never hit; Undo takes the secret back and the attack is as
+    it was told; the log replays to the same state."""
+    _jaina_sets_vaporize(live)
+    live.event("play", player="p2", card="4C")
+    live.event("end_turn")
+    live.event("end_turn")
+    before = state(live)["players"]["p1"]["health"]
+    hit = live.event("attack", attacker="4C", target="p1").json()["state"]
+    assert hit["players"]["p1"]["health"] == before - 4
+    answered = live.event("secret_revealed", player="p1", card="KS", target="4C")
+    assert answered.status_code == 200, answered.text
+    now = answered.json()["state"]
+    assert now["players"]["p1"]["health"] == before
+    assert now["players"]["p2"]["minions"] == [] and now["players"]["p1"]["secrets"] == 0
+    assert "p1 reveals the secret KS (Vaporize) at 4C" in now["recent"][-1]
+    log = live.get("/api/log").json()["events"]
+    assert [e["type"] for e in log[-2:]] == ["end_turn", "secret_revealed"]
+    assert replayed_state(live, tmp_path)["players"] == now["players"]
+    undone = live.post("/api/undo").json()["state"]
+    assert undone["players"]["p1"]["health"] == before - 4
+    assert undone["players"]["p1"]["secrets"] == 1
+    assert [m["id"] for m in undone["players"]["p2"]["minions"]] == ["4C"]
+    log = live.get("/api/log", headers={"Authorization": f"Bearer {live.token}"}).json()
+    assert log["events"][-1] == {"type": "attack", "attacker": "4C", "target": "p1",
+                                 "source": "phone"}
+    # told in its place (before the attack), the same secret gives the same game
+    live.post("/api/undo")
+    live.event("secret_revealed", player="p1", card="KS", target="4C")
+    assert state(live)["players"] == now["players"]
 
 
 def test_the_cameras_questions_are_shown_and_answered(tmp_path):

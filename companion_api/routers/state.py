@@ -10,7 +10,7 @@ from fastapi.responses import PlainTextResponse, Response
 from cards import CardError, check_card_id
 from tracker.rules import Player
 
-from ..dependencies import READS_LOG, WRITES, TableDep
+from ..dependencies import READS_LOG, WRITES, HoldsToken, TableDep
 from ..responses import jsonl, state_response
 from ..session import Refused
 
@@ -40,16 +40,18 @@ async def get_log_jsonl(table: TableDep) -> PlainTextResponse:
 
 @router.get("/moves", summary="The legal moves now; with `card` (or `power=true`, or "
                               "`attacker`), each way to play the card (use the hero power, "
-                              "attack with it), legal or not")
-async def get_moves(table: TableDep, card: str | None = None, player: Player | None = None,
-                    power: bool = False,
+                              "attack with it), legal or not. Secret reveals name a face-down "
+                              "card: they are listed only with the token, and `secrets_due` "
+                              "says they are the ones the last event set off")
+async def get_moves(table: TableDep, token: HoldsToken, card: str | None = None,
+                    player: Player | None = None, power: bool = False,
                     attacker: str | None = Query(None, max_length=8)) -> dict[str, Any]:
     if card is not None:
         try:
             card = check_card_id(card.upper())
         except CardError as error:
             raise Refused(422, str(error)) from None
-    return await table.change(table.session.moves, card, player, power, attacker)
+    return await table.change(table.session.moves, card, player, power, attacker, token)
 
 
 @router.get("/secrets/{player}", dependencies=WRITES,

@@ -44,8 +44,8 @@ from .events import (
 )
 from .heroes import HeroError, all_heroes, get_hero, hero_names
 from .legality import card_plays, characters, power_uses, reactions
-from .narrate import describe_event, minion_names, outcome
-from .secrets import due_secrets
+from .narrate import describe_event, face_down_words, minion_names, outcome
+from .secrets import after_reveal, answers, due_secrets
 from .state import GameState
 from .table import HERO_POWER_COST
 
@@ -66,13 +66,16 @@ __all__ = [
     "NewGame",
     "Play",
     "Player",
+    "after_reveal",
     "all_heroes",
+    "answers",
     "card_cost",
     "card_plays",
     "characters",
     "describe_event",
     "due_secrets",
     "dump_log",
+    "face_down_words",
     "get_hero",
     "hero_names",
     "iter_log",

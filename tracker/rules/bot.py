@@ -15,17 +15,15 @@ from cards import DECK, JOKER
 
 from .cards import other
 from .engine import Game
-from .events import Attack, EndTurn, Event, Mulligan, NewGame
+from .events import EndTurn, Event, Mulligan, NewGame
 from .intent import against_intent
-from .secrets import reveals_after, reveals_before
+from .secrets import after_reveal, reveals_after, reveals_before
 
 
 def _retarget(game: Game, move: Event) -> Event | None:
-    """After the opponent's "when" secrets: drop an attack whose attacker is gone, and send
-    one at the minion a secret put in its way (Noble Sacrifice's Defender)."""
-    if isinstance(move, Attack) and game.new_targets:
-        move = Attack(attacker=move.attacker, target=min(game.new_targets), source="bot")
-    return move if game.is_legal(move) else None
+    """After the opponent's "when" secrets: the move as it goes on, if it is still legal."""
+    move = after_reveal(game, move)
+    return move if move is not None and game.is_legal(move) else None
 
 
 def play_turn_event(game: Game, move: Event) -> Iterator[Event]:

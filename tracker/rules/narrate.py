@@ -3,6 +3,8 @@ as a short summary (what `str(game)` and the command line print)."""
 
 from __future__ import annotations
 
+import re
+
 from cards import JOKER
 
 from .board import Board, Character
@@ -148,6 +150,21 @@ def event_words(event: Event) -> str:
     words = f"{who}'s {noun}" if who else f"the {noun}"
     card = getattr(event, "card", None)
     return f"{words} of {card}" if card else words
+
+
+def face_down_words(board: Board, text: str) -> str:
+    """`text` as anyone at the table may read it while secrets lie face down: each
+    face-down secret's card and name told as "a secret" ("p1 played a secret (3 mana) with
+    2 mana available"). An alert about a secret's play names its card; the public state
+    says it so until the secret is revealed."""
+    for player, side in board.sides.items():
+        for card in side.secrets:
+            name = board.ability_of(player, card).name
+            text = re.sub(rf"(?<![0-9A-Z]){re.escape(card)}(?![0-9A-Z])"
+                          rf"(?: \({re.escape(name)}\))?", "a secret", text)
+            if name:
+                text = re.sub(rf"\b{re.escape(name)}\b", "a secret", text)
+    return text
 
 
 def in_play_words(sides: dict[str, Side], card: str) -> str:

@@ -139,6 +139,30 @@ def reveals_after(board: Board, event: Event, before: Board) -> list[SecretRevea
     return []
 
 
+def after_reveal(board: Board, event: Event) -> Event | None:
+    """`event` as it goes on after the "when" secrets it set off were revealed before it:
+    an attack whose attacker or target a secret took off the table never happens (None),
+    one a secret put a minion in the way of (Noble Sacrifice's Defender) goes at it."""
+    if not isinstance(event, Attack):
+        return event
+    if board.new_targets:
+        event = event.model_copy(update={"target": min(board.new_targets)})
+    if board.find(event.attacker) is None or board.find(event.target) is None:
+        return None
+    return event
+
+
+def answers(game, event: Event) -> bool:
+    """Whether `event` is a "when" secret revealed just after the event it answers (its
+    owner says "Vaporize!" once the attack is declared): its place in the log is before
+    that event, which it may stop or turn aside."""
+    if not isinstance(event, SecretRevealed) or len(game.events) < 2 or game.over:
+        return False
+    before = game.copy().undo_to(len(game.events) - 1)
+    return any(r.player == event.player and r.card == event.card
+               for r in reveals_before(before, game.events[-1]))
+
+
 def due_secrets(game) -> list[SecretRevealed]:
     """The secrets of the player not acting that the log's last event sets off: the "after"
     ones it set off as it was applied, then the "when" ones it would have set off (the
