@@ -1,10 +1,14 @@
 """The command line: replay prints the contract's state; bad input is one line, exit 2."""
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
+from live_server import ProcessServer, free_port
 
 from companion_api.cli import main, replay_log
 
@@ -155,3 +159,38 @@ def test_every_command_given_junk_answers_in_one_line(tmp_path, capsys, monkeypa
         err = capsys.readouterr().err
         assert err.startswith("hearthtop-companion: error: ") and err.count("\n") == 1, (
             argv, err)
+
+
+def _not_pictures(folder: Path) -> list[Path]:
+    """Files named as a picture that are none: text, random bytes, nothing."""
+    folder.mkdir()
+    text, noise, empty = folder / "text.jpg", folder / "noise.jpg", folder / "empty.png"
+    text.write_text("a shopping list, not a photo\n" * 20)
+    noise.write_bytes(np.random.default_rng(1).integers(0, 256, 4000, np.uint8).tobytes())
+    empty.write_bytes(b"")
+    return [text, noise, empty]
+
+
+def test_run_refuses_a_source_file_that_is_no_picture_at_start(tmp_path):
+    """A text file named .jpg opened as a one-frame video and started the server, which
+    said only later, on /api/setup, that there was no picture."""
+    for source in _not_pictures(tmp_path / "junk"):
+        done = subprocess.run(
+            [sys.executable, "-m", "companion_api.cli", "run", "--source", str(source),
+             "--host", "127.0.0.1", "--port", str(free_port()), "--no-qr",
+             "--data", str(tmp_path / "data")], capture_output=True, text=True, timeout=30)
+        assert done.returncode == 2 and done.stdout == "", (source, done.stdout)
+        assert done.stderr == (f"hearthtop-companion: error: {source}: not a picture, a "
+                               "video or an image folder that can be read\n")
+    assert not (tmp_path / "data").exists()
+
+
+def test_run_still_takes_a_real_picture_as_its_source(tmp_path):
+    picture = tmp_path / "table.png"
+    cv2.imwrite(str(picture), np.full((240, 320, 3), 90, np.uint8))
+    server = ProcessServer(tmp_path / "data", "--source", str(picture))
+    live = server.start()
+    try:
+        assert live.get("/api/state").status_code == 200
+    finally:
+        server.kill()

@@ -73,7 +73,8 @@ def test_a_recording_that_is_no_video_is_refused_in_one_line(tmp_path, capsys):
     junk.write_bytes(bytes(range(256)) * 64)
     empty = tmp_path / "frames"
     empty.mkdir()
-    for source, says in ((junk, "not a video or image folder"), (empty, "no images")):
+    for source, says in ((junk, "not a picture, a video or an image folder"),
+                         (empty, "no images")):
         code = main(["run", "--source", str(source), "--data", str(tmp_path / "data"),
                      "--port", "1", "--no-qr"])
         error = capsys.readouterr().err

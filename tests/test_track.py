@@ -49,7 +49,7 @@ def test_track_refuses_in_one_line(tmp_path, capsys):
     assert capsys.readouterr().err == f"hearthtop-companion: error: {empty}: no images in " \
                                       "the folder\n"
     assert main(["track", str(tmp_path / "none.mp4"), "--phone", str(phone)]) == 2
-    assert "not a video or image folder" in capsys.readouterr().err
+    assert "not a picture, a video or an image folder" in capsys.readouterr().err
 
 
 def test_track_without_phone_inputs_says_where_they_go(tmp_path, capsys):
@@ -110,8 +110,8 @@ def test_a_file_that_is_no_video_is_one_line_on_stderr(tmp_path):
     done = subprocess.run([sys.executable, "-m", "companion_api.cli", "track", str(junk),
                            "--phone", str(phone)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
-    assert done.stderr == f"hearthtop-companion: error: {junk}: not a video or image folder " \
-                          "that can be read\n"
+    assert done.stderr == f"hearthtop-companion: error: {junk}: not a picture, a video or " \
+                          "an image folder that can be read\n"
 
 
 def _demo_frames(count: int) -> list:

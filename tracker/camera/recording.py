@@ -59,16 +59,18 @@ def frames_of(source: Path) -> Iterator[tuple[int, np.ndarray | None]]:
             yield index, _frame(numbered[index]) if index in numbered else None
         return
     capture = cv2.VideoCapture(str(source))
-    if not capture.isOpened():
-        raise TrackError(f"{source}: not a video or image folder that can be read")
+    # FFmpeg opens any file named as a picture (.jpg: text, noise) and reads no frame of it
+    ok, frame = capture.read() if capture.isOpened() else (False, None)
+    if not ok:
+        capture.release()
+        raise TrackError(f"{source}: not a picture, a video or an image folder that can be "
+                         "read")
     index = 0
     try:
-        while True:
-            ok, frame = capture.read()
-            if not ok:
-                break
+        while ok:
             yield index, frame
             index += 1
+            ok, frame = capture.read()
     finally:
         capture.release()
 
