@@ -10,6 +10,8 @@ is cropped to the card's opaque body), given an opaque face, and cached under
 outside the repository: the 40 designs are ~2200 PNGs, ~65 MB, drawn in 4-6 minutes on
 two cores (`python -m simulator.cardart`); a card is ~0.1-0.3 s of rsvg-convert, most of it
 parsing the design's SVG, so a scene's missing cards can also be drawn on first use.
+The packages are looked for under /usr/share, or under `$HEARTHTOP_CARD_DECKS` (a folder
+holding `aisleriot/cards/` and `carddecks/`) where that is set.
 """
 
 from __future__ import annotations
@@ -42,8 +44,11 @@ CARD_HEIGHT_PX = 360
 # Bumped whenever rendering changes, so a stale cache is re-extracted rather than mixed.
 _CACHE_VERSION = 2
 
-_GNOME_DIR = Path("/usr/share/aisleriot/cards")
-_KDE_DIR = Path("/usr/share/carddecks")
+_DECKS_DIR = Path(os.environ.get("HEARTHTOP_CARD_DECKS") or "/usr/share")
+_GNOME_DIR = _DECKS_DIR / "aisleriot" / "cards"
+_KDE_DIR = _DECKS_DIR / "carddecks"
+# The Debian packages of the card art and its renderer (in packages.txt)
+PACKAGES = ("gnome-cards-data", "kdegames-card-data-kf5", "librsvg2-bin")
 
 
 @dataclass(frozen=True)
@@ -198,6 +203,28 @@ def cache_root() -> Path:
     base = os.environ.get("HEARTHTOP_CACHE")
     root = Path(base) if base else Path.home() / ".cache" / "hearthtop"
     return root / "cards"
+
+
+def missing_art(designs: Iterable[str]) -> str | None:
+    """Why the cards of `designs` (installed ones) cannot be drawn, in a sentence naming the
+    Debian packages to install; None when they can (drawn already, or rsvg-convert is
+    there to draw them)."""
+    packages = " ".join(PACKAGES)
+    designs = list(designs)
+    if not designs:
+        return (f"no card art in {_GNOME_DIR} or {_KDE_DIR}, where Debian's card decks go; "
+                f"install them and their renderer with apt-get install {packages}")
+    if shutil.which("rsvg-convert") is None and not all(map(_drawn, designs)):
+        return ("rsvg-convert, which draws the card art, is not installed; install it and "
+                f"the card decks with apt-get install {packages}")
+    return None
+
+
+def _drawn(design: str) -> bool:
+    """Every card of the design is in the cache, drawn by this renderer."""
+    return _meta_ok(cache_root() / design) and all(
+        card_path(design, card, v).exists()
+        for card, elements in card_elements(design).items() for v in range(len(elements)))
 
 
 def _variant_name(card: str, variant: int) -> str:

@@ -213,14 +213,18 @@ def simulate(log: Path, out: Path, *, seed: int = 0, size: str | tuple[int, int]
     events = _read(log)
     if not isinstance(events[0], NewGame):
         raise LogError(f"{log}: the log must begin with a new_game event")
-    held = held_out_designs()
-    if design is not None and design not in cardart.list_designs():
+    held, installed = held_out_designs(), cardart.list_designs()
+    if design is not None and installed and design not in installed:
         raise LogError(f"--design {design}: not an installed card design (held out: "
                        f"{', '.join(held)})")
-    folder = _prepare(out)
     rng = np.random.default_rng(seed)
     with_joker = [d for d in held if JOKER in cardart.card_elements(d)]
-    design = design or str(with_joker[rng.integers(len(with_joker))])
+    if design is None and with_joker:
+        design = str(with_joker[rng.integers(len(with_joker))])
+    missing = cardart.missing_art([design] if design else [])
+    if missing:  # no card art installed, or no renderer for the cards not drawn yet
+        raise LogError(f"simulate: {missing}")
+    folder = _prepare(out)
     layout = default_layout()
     table_mm = tuple(float(v) for v in layout.table_mm)
     geo = Geometry(layout, card_size_mm(design), seed,

@@ -194,3 +194,42 @@ def test_run_still_takes_a_real_picture_as_its_source(tmp_path):
         assert live.get("/api/state").status_code == 200
     finally:
         server.kill()
+
+
+def _simulate(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
+    import os
+
+    log = write_log(tmp_path, *SAMPLE.read_text().splitlines()[:3])
+    return subprocess.run(
+        [sys.executable, "-m", "companion_api.cli", "simulate", str(log), "--out",
+         str(tmp_path / "out"), "--size", "320x180", "--fps", "2"],
+        capture_output=True, text=True, timeout=120, env={**os.environ, **env})
+
+
+def test_simulate_without_the_card_art_names_the_packages_to_install(tmp_path):
+    """It ended in numpy's 'ValueError: high <= 0' (a design drawn from none)."""
+    nothing = tmp_path / "share"
+    nothing.mkdir()
+    done = _simulate(tmp_path, HEARTHTOP_CARD_DECKS=str(nothing))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (
+        f"hearthtop-companion: error: simulate: no card art in {nothing}/aisleriot/cards or "
+        f"{nothing}/carddecks, where Debian's card decks go; install them and their renderer "
+        "with apt-get install gnome-cards-data kdegames-card-data-kf5 librsvg2-bin\n")
+    assert set(Path("packages.txt").read_text().split()) >= {
+        "gnome-cards-data", "kdegames-card-data-kf5", "librsvg2-bin"}
+    assert not (tmp_path / "out").exists()
+
+
+def test_simulate_without_the_card_renderer_names_its_package(tmp_path):
+    """The card decks there, rsvg-convert not (and no card drawn yet): it was a
+    FileNotFoundError's traceback at the first card."""
+    cache = tmp_path / "cache"
+    done = _simulate(tmp_path, PATH=str(Path(sys.executable).parent),
+                     HEARTHTOP_CACHE=str(cache))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (
+        "hearthtop-companion: error: simulate: rsvg-convert, which draws the card art, is not "
+        "installed; install it and the card decks with apt-get install gnome-cards-data "
+        "kdegames-card-data-kf5 librsvg2-bin\n")
+    assert not (tmp_path / "out").exists()
