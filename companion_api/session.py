@@ -401,7 +401,11 @@ class Session:
         rng = random.Random(self.version)
         head = {"active": game.active, "phase": game.phase, "player": player}
         if card is not None:
-            return {**head, **self.card_info(player, card),
+            try:
+                info = self.card_info(player, card)
+            except EngineError as error:  # a rank alone where its suits are other cards
+                raise Refused(422, str(error)) from None
+            return {**head, **info,
                     "options": self._options(card_plays(game, player, card, rng))}
         if attacker is not None:
             everyone = characters(game)

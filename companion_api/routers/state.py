@@ -48,7 +48,7 @@ async def get_moves(table: TableDep, token: HoldsToken, card: str | None = None,
                     attacker: str | None = Query(None, max_length=8)) -> dict[str, Any]:
     if card is not None:
         try:
-            card = check_card_id(card.upper())
+            card = check_card_id(card.upper(), allow_rank=True)
         except CardError as error:
             raise Refused(422, str(error)) from None
     return await table.change(table.session.moves, card, player, power, attacker, token)

@@ -24,6 +24,8 @@ CODES: dict[str, tuple[str, str]] = {
     "card_in_play": (ILLEGAL, "a card played while it is already on the table"),
     "card_in_discard": (ILLEGAL, "a card played while it lies in the discard pile"),
     "card_not_in_hand": (ILLEGAL, "a card played that is known to be elsewhere"),
+    "card_accounted_for": (ILLEGAL, "a card played whose rank's four cards are all elsewhere "
+                                    "(some told by rank alone)"),
     "hero_power_used": (ILLEGAL, "a second hero power in one turn"),
     "attacker_exhausted": (ILLEGAL, "a minion attacked the turn it entered play"),
     "attacker_frozen": (ILLEGAL, "a frozen character attacked"),

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from cards import JOKER, split_card
+from cards import JOKER, RANKS, split_card
 
 SPELL_RANKS = ("J", "Q", "K", "A")
 PLAYERS = ("p1", "p2")
@@ -50,10 +50,16 @@ class Card:
         return self.cost
 
 
-@cache  # 53 possible answers; the engine asks often
+@cache  # 66 possible answers; the engine asks often
 def parse_card(text: str) -> Card:
-    """Parse a card id of the 52-card deck (not the joker, a back or a token)."""
-    return Card(*split_card(text))
+    """Parse a card id of the 52-card deck (not the joker, a back or a token), or a rank
+    alone (`Q`, suit ""): a card known by its rank only."""
+    return Card(text, "") if text in RANKS else Card(*split_card(text))
+
+
+def by_rank(card: str) -> bool:
+    """`card` is a rank alone: one of that rank's four cards, which nobody named."""
+    return card in RANKS
 
 
 def card_cost(card: str) -> int:

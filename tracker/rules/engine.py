@@ -25,7 +25,7 @@ from . import keywords
 from .abilities import COIN, NO_ABILITY, Ability, Effect
 from .alerts import Alert, make_alert
 from .board import Character, Context, EngineError
-from .cards import PLAYERS, card_cost, other, parse_card
+from .cards import PLAYERS, by_rank, card_cost, other, parse_card
 from .effects import WORDS
 from .events import (
     Attack,
@@ -335,11 +335,15 @@ class Game:
         return minion.entered_turn == self.turn and not keywords.ready_on_entry(minion)
 
     def ability_of(self, player: str, card: str) -> Ability:
-        """What `card` is when `player` plays it."""
+        """What `card` is when `player` plays it. A rank alone is a card only where the
+        rank is one card in every suit (EngineError otherwise)."""
         if card == JOKER:
             return COIN
         parsed = parse_card(card)
         hero = self.sides[player].hero
+        if by_rank(card) and card not in hero.ranks:
+            raise EngineError(f"{card} alone is not a card of {hero.name}: its suits are "
+                              "different cards, so the suit must be named")
         if parsed.is_minion:
             return hero.spade if parsed.suit == "S" else NO_ABILITY
         return hero.spell(parsed.rank, parsed.suit)
@@ -517,8 +521,12 @@ class Game:
         if place == f"hand:{player}" or place == "discard":
             (side.hand if place.startswith("hand") else self.table.discard).remove(card)
         elif place is None:
+            alike = [c for c in side.hand if by_rank(card) and c not in (None, JOKER)
+                     and c[:-1] == card]
             if None in side.hand:
                 side.hand.remove(None)
+            elif alike:  # told by its rank alone: one of that rank the hand is known to hold
+                side.hand.remove(alike[0])
             else:
                 self.table.pull(None)  # an unseen card from elsewhere became this one
         elif side.hand:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal, Self
@@ -68,9 +69,9 @@ def _shown(value: object) -> str:
     return repr(cut + "…")
 
 
-def _check_card(value: object, *, allow_joker: bool = True) -> str:
+def _check_card(value: object, *, allow_joker: bool = True, allow_rank: bool = False) -> str:
     try:
-        return check_card_id(value, allow_joker=allow_joker)
+        return check_card_id(value, allow_joker=allow_joker, allow_rank=allow_rank)
     except CardError as error:
         if len(repr(value)) <= _SHOWN:
             raise
@@ -208,7 +209,7 @@ class Play(_Targeted):
     @field_validator("card")
     @classmethod
     def _card(cls, card: str) -> str:
-        return _check_card(card)
+        return _check_card(card, allow_rank=True)  # a spell told by its rank alone: `Q`
 
     @field_validator("choice", mode="before")
     @classmethod
@@ -322,6 +323,28 @@ def _explain(error: ValidationError) -> str:
     return f"{where}: {message}" if where else message
 
 
+# json's own phrases ("Unterminated string starting at") and what they mean
+_JSON_PHRASES = {
+    "Expecting value": "a value was expected",
+    "Unterminated string starting at": "an unterminated string",
+    "Expecting ',' delimiter": "a comma was expected",
+    "Expecting ':' delimiter": "a colon was expected",
+    "Expecting property name enclosed in double quotes": "a name in double quotes was "
+                                                         "expected",
+    "Extra data": "something after the end of the event",
+    "Invalid control character at": "a control character inside a string",
+    "Invalid \\escape": "a backslash escape JSON does not know",
+    "Invalid \\uXXXX escape": "a backslash escape JSON does not know",
+}
+_JSON_KINDS = {list: "an array", str: "a string", int: "a number", float: "a number"}
+
+
+def _json_words(error: json.JSONDecodeError) -> str:
+    """Where and why a line is not JSON, in words: "an unterminated string at column 12"."""
+    words = _JSON_PHRASES.get(error.msg, error.msg.removesuffix(" at").lower())
+    return f"{words} at column {error.colno}"
+
+
 def parse_event(data: str | dict) -> Event:
     """Validate one event (a JSON line or a dict); raise LogError with a one-line reason."""
     if isinstance(data, str):
@@ -331,13 +354,15 @@ def parse_event(data: str | dict) -> Event:
         try:
             data = json.loads(data)
         except json.JSONDecodeError as error:
-            raise LogError(f"not valid JSON ({error.msg})") from None
+            raise LogError(f"not valid JSON ({_json_words(error)})") from None
         except RecursionError:
             raise LogError("JSON nested too deeply to be an event") from None
         except ValueError:  # a number of thousands of digits (Python's int conversion limit)
             raise LogError("a number too long to be part of an event") from None
     if not isinstance(data, dict):
-        raise LogError("an event must be a JSON object")
+        raise LogError("an event must be a JSON object, not " + (
+            json.dumps(data) if data is None or isinstance(data, bool)
+            else _JSON_KINDS.get(type(data), "a JSON value")))
     try:
         return _adapter.validate_python(data)
     except ValidationError as error:
@@ -358,17 +383,27 @@ def iter_log(path: Path) -> Iterator[tuple[int, Event]]:
             raise LogError(f"{path}:{number}: {error}") from None
 
 
-def read_text(path: Path, limit: int = MAX_LOG_BYTES) -> str:
-    """A log file's text (UTF-8, a byte-order mark read past); LogError for one that cannot
-    be read or is larger than `limit` bytes."""
+def read_text(path: Path, limit: int = MAX_LOG_BYTES, *, kind: str = "log file") -> str:
+    """A log file's text (UTF-8, a byte-order mark read past); LogError, one sentence
+    naming the file (`kind`: what it should have been), for one that cannot be read, is
+    not text or is larger than `limit` bytes."""
     try:
-        size = Path(path).stat().st_size
-        if size > limit:
-            raise LogError(f"{path}: {size / 2**20:.1f} MB, more than a log may be "
+        found = Path(path).stat()
+        if stat.S_ISDIR(found.st_mode):
+            raise LogError(f"{path}: a folder, not a {kind}")
+        if not stat.S_ISREG(found.st_mode):  # a FIFO or a device: never waited on
+            raise LogError(f"{path}: not a regular file, so not a {kind}")
+        if found.st_size > limit:
+            raise LogError(f"{path}: {found.st_size / 2**20:.1f} MB, more than a log may be "
                            f"({limit // 2**20} MB: a game is a few KB)")
         return Path(path).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        raise LogError(f"{path}: cannot read ({error.__class__.__name__}: {error})") from None
+    except FileNotFoundError:
+        raise LogError(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise LogError(f"{path}: not a text file (it is not UTF-8)") from None
+    except OSError as error:
+        reason = (error.strerror or "the system refused").lower()
+        raise LogError(f"{path}: cannot be read ({reason})") from None
 
 
 def read_log(path: Path) -> list[Event]:

@@ -18,7 +18,7 @@ from cards import JOKER
 
 from .abilities import Ability
 from .board import Board, Character
-from .cards import card_cost, parse_card
+from .cards import by_rank, card_cost, parse_card
 from .effects import no_room_for, split_points
 from .events import (
     Attack,
@@ -104,6 +104,8 @@ def check_play(board: Board, event: Play) -> Found:
     place = board.table.where(card)
     if place and place.startswith("play:"):
         return [*found, ("card_in_play", f"{card} is already in play")]
+    if place is None and card != JOKER:
+        found += _accounted(board, player, card)
     if place == "discard":
         found.append(("card_in_discard", f"{card} was played from the discard pile"))
     elif place != f"hand:{player}" and (place is not None or None not in side.hand):
@@ -121,6 +123,20 @@ def check_play(board: Board, event: Play) -> Found:
         found.append(("missing_choice", f"{card} ({ability.name}) needs a choice, 1 or 2"))
     combo = side.cards_played > 0
     return found + check_targets(board, player, ability, event.targets, combo, card)
+
+
+def _accounted(board: Board, player: str, card: str) -> Found:
+    """A card not seen yet, or told by its rank alone, while its rank's four cards are all
+    known elsewhere (some told by rank alone: which of them is not known, but they are
+    there)."""
+    rank = parse_card(card).rank
+    named, alone = board.table.of_rank(rank, hand=player if by_rank(card) else None)
+    if len(named) + alone < 4:
+        return []
+    told = f", {alone} told by rank alone" if alone else ""
+    what = f"a {rank}" if by_rank(card) else card
+    return [("card_accounted_for", f"{player} played {what}, but all four {rank} are "
+                                   f"accounted for ({len(named)} named{told})")]
 
 
 def check_targets(board: Board, player: str, ability: Ability, targets: list[str],

@@ -13,6 +13,8 @@ from collections.abc import Iterator, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from cards import JOKER, RANKS
+
 from .abilities import Ability, Hero
 
 Slot = str | None
@@ -210,7 +212,10 @@ class Table:
             yield f"play:{player}", self._in_play(player)
 
     def where(self, card: str) -> str | None:
-        """Which place holds `card`: deck, discard, set_aside, hand:P, play:P or marker:P."""
+        """Which place holds `card`: deck, discard, set_aside, hand:P, play:P or marker:P.
+        None for a rank alone: it is one of its rank's cards not seen yet."""
+        if card in RANKS:
+            return None
         for player in self.sides:
             if card in self._in_play(player):
                 return f"play:{player}"
@@ -218,6 +223,20 @@ class Table:
             if card in cards:
                 return place
         return None
+
+    def of_rank(self, rank: str, *, hand: str | None = None) -> tuple[list[str], int]:
+        """The cards of `rank` whose place is known, and how many of it lie told by their
+        rank alone (on the pile, in play): together at most four. `hand`: a player whose
+        hand is left out (the card they play may be one of it)."""
+        named, alone = [], 0
+        for place, cards in self._places():
+            for card in cards:
+                if card == rank:
+                    alone += 1
+                elif card and card not in (JOKER, EXTERNAL) and card[:-1] == rank and \
+                        place != f"hand:{hand}":
+                    named.append(card)
+        return named, alone
 
     def pull(self, card: Slot, substitute: Slot | object = None, *, keep: bool = False) -> bool:
         """Take `card` (an id, or None for an unseen card) out of the first pile holding it,
