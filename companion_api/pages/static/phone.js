@@ -898,13 +898,15 @@ function pickerOpen() {
 }
 
 // A rank whose four suits are one card (a spell: Fireball is Fireball in any suit) needs no
-// suit: the card is one still to be played (in a hand or the deck), else the first.
+// suit: it is recorded by its rank alone ("Q"), one of that rank's cards that nobody named,
+// never a guessed suit that would later stand in the way of the real one. With a camera the
+// suit is asked: the camera reads the card itself, by its suit.
 function sameInEverySuit(player, rank) {
+  if (app.state?.camera) return null;
   const infos = SUITS.map((suit) => picker.infos[`${player}:${rank}${suit}`]);
   if (infos.some((i) => !i) || new Set(infos.map((i) => JSON.stringify(
     [i.name, i.kind, i.text, i.cost]))).size > 1) return null;
-  const free = SUITS.find((suit, k) => !/^(play|discard|secret)/.test(infos[k].place || ""));
-  return rank + (free || SUITS[0]);
+  return rank;
 }
 
 async function pickCard(card) {
