@@ -300,7 +300,8 @@ class Tapper:
             self.aim(event)
         elif kind == "secret_revealed":
             self.tap("btn-secret")
-            offered = [m for m in self.live.get("/api/moves").json()["moves"]
+            token = {"Authorization": f"Bearer {self.live.token}"}  # reveals name cards
+            offered = [m for m in self.live.get("/api/moves", headers=token).json()["moves"]
                        if m["type"] == "secret_revealed"]
             self.tap(f"secret-{offered.index({k: v for k, v in event.items() if k != 'source'})}")
         else:
