@@ -393,7 +393,7 @@ function chip(text, cls, title) {
   return h("span", { class: `chip ${cls}`, title: title || text }, text);
 }
 
-function updateSide(refs, player, side, state) {
+function updateSide(refs, player, side, state, moved) {
   const root = refs.root;
   const active = state.phase === "play" && state.active === player && !state.over;
   if (refs.game !== state.game) { // a new game is drawn afresh: no "+21" from the last one
@@ -413,19 +413,21 @@ function updateSide(refs, player, side, state) {
   setText(refs.sub, `${player} · ${side.class}${player === "p1" ? " · first" : ""}`);
   const health = Math.max(0, side.health); // a hero below 0 is dead, not "−1"
   const before = Number(refs.health.dataset.value);
-  if (setNumber(refs.health, health)) floatDelta(refs.healthBox, health - before);
+  if (setNumber(refs.health, health, { flashOn: moved }) && moved) {
+    floatDelta(refs.healthBox, health - before);
+  }
   refs.healthBox.classList.toggle("low", side.health <= 5);
-  setNumber(refs.armor, side.armor);
+  setNumber(refs.armor, side.armor, { flashOn: moved });
   refs.armorBox.classList.toggle("none", side.armor === 0);
-  setNumber(refs.mana, `${side.mana}/${side.crystals}`);
+  setNumber(refs.mana, `${side.mana}/${side.crystals}`, { flashOn: moved });
   refs.gems.replaceChildren(...Array.from({ length: side.crystals }, (_, i) =>
     h("i", { class: i < side.mana ? "full" : i >= side.crystals - side.overload_locked
       ? "locked" : "spent" })));
   refs.overload.hidden = !(side.overload || side.overload_locked);
   setText(refs.overload, side.overload_locked ? `${side.overload_locked} locked`
     : `overload ${side.overload}`);
-  setNumber(refs.hand, side.hand);
-  setNumber(refs.secrets, side.secrets);
+  setNumber(refs.hand, side.hand, { flashOn: moved });
+  setNumber(refs.secrets, side.secrets, { flashOn: moved });
   refs.secretsBox.hidden = side.secrets === 0;
   const weapon = side.weapon;
   refs.weapon.hidden = !weapon;
@@ -452,7 +454,7 @@ function updateSide(refs, player, side, state) {
     refs.chips.dataset.key = chipKey;
     refs.chips.replaceChildren(...chips);
   }
-  updateMinions(refs, side.minions, side.hero, active);
+  updateMinions(refs, side.minions, side.hero, active, moved);
   if (side.minions.some((m) => m.card?.endsWith("S")) && !state.over) learnSpade(player, side.hero);
 }
 
@@ -508,7 +510,7 @@ function shown(m, key, ownTurn) {
   return Boolean(m[key]) && (ownTurn || !OWN_TURN_ONLY.has(key));
 }
 
-function updateMinion(refs, m, hero, ownTurn) {
+function updateMinion(refs, m, hero, ownTurn, moved) {
   const el = refs.root;
   for (const [key] of KEYWORDS) el.classList.toggle(key, shown(m, key, ownTurn));
   el.classList.toggle("spell-damage", m.spell_damage > 0);
@@ -520,8 +522,8 @@ function updateMinion(refs, m, hero, ownTurn) {
     refs.card.replaceChildren(cardLabel(m.card || m.id));
   }
   setText(refs.name, minionName(m, hero));
-  setNumber(refs.attack, m.attack);
-  setNumber(refs.health, m.health);
+  setNumber(refs.attack, m.attack, { flashOn: moved });
+  setNumber(refs.health, m.health, { flashOn: moved });
   refs.health.title = `${m.health} of ${m.max_health} health`;
   refs.damage.hidden = m.damage === 0;
   setText(refs.damage, m.damage ? `−${m.damage}` : "");
@@ -536,7 +538,7 @@ function updateMinion(refs, m, hero, ownTurn) {
   }
 }
 
-function updateMinions(refs, minions, hero, ownTurn) {
+function updateMinions(refs, minions, hero, ownTurn, moved) {
   refs.byId ??= new Map();
   const seen = new Set();
   let before = refs.minions.firstChild;
@@ -547,13 +549,14 @@ function updateMinions(refs, minions, hero, ownTurn) {
       entry = buildMinion(minion);
       refs.byId.set(minion.id, entry);
     }
-    updateMinion(entry, minion, hero, ownTurn);
+    updateMinion(entry, minion, hero, ownTurn, moved);
     // keep the table's order, skipping minions on their way out
     while (before && (before === refs.empty || before.classList.contains("leaving"))) {
       before = before.nextSibling;
     }
     if (entry.root !== before) refs.minions.insertBefore(entry.root, before);
     else before = before.nextSibling;
+    fitName(entry.name);
   }
   for (const [id, entry] of refs.byId) {
     if (seen.has(id)) continue;
@@ -571,10 +574,52 @@ function updateMinions(refs, minions, hero, ownTurn) {
   refs.minions.dataset.count = String(minions.length);
 }
 
+// Whether `state` follows `old` by new events at the end of the same history: only then do
+// the changes animate (a health that falls shows its −3). An undo, a new game, the camera
+// telling the game again (an event rewritten) or a first look draws the numbers as they are:
+// an undone Fireblast is no heal.
+function followsOn(old, state) {
+  if (!old || old.game !== state.game || !(state.events > old.events)) return false;
+  const lastOf = (s) => {
+    const at = (s.recent_events || []).findIndex((e) => e.index === old.events - 1);
+    return at < 0 ? undefined : s.recent?.[at];
+  };
+  return lastOf(old) === lastOf(state);
+}
+
+const drawn = new WeakMap(); // a board's first slot -> the state last drawn in it
+
+// A minion's name wraps at its spaces only, never inside a word ("Stoneclaw / Totem", not
+// "Stonecla / w Totem"); a name whose longest word or lines do not fit its box at the page's
+// size is drawn smaller, a step at a time, down to 70 % (asked again once laid out, and when
+// the window changes size).
+export function fitText(el) {
+  el.style.fontSize = "";
+  if (!el.clientWidth) return false; // not laid out (hidden, or empty): fitted when shown
+  const size = parseFloat(getComputedStyle(el).fontSize);
+  const over = () => el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight + 1;
+  for (let step = 1; step <= 6 && over(); step += 1) {
+    el.style.fontSize = `${(size * (1 - step * 0.05)).toFixed(2)}px`;
+  }
+  return true;
+}
+
+function fitName(el) {
+  const key = `${el.textContent}|${window.innerWidth}`;
+  if (el.dataset.fit !== key && fitText(el)) el.dataset.fit = key;
+}
+
+window.addEventListener("resize", () => {
+  for (const el of document.querySelectorAll(".m-name")) fitName(el);
+});
+
 // Each side drawn into its own container: `slots` maps p1 and p2 to an element.
 export function renderSides(slots, state) {
   const players = state?.players || {};
-  rendered.set(Object.values(slots)[0], () => renderSides(slots, state));
+  const first = Object.values(slots)[0];
+  const moved = followsOn(drawn.get(first), state);
+  drawn.set(first, state);
+  rendered.set(first, () => renderSides(slots, state));
   for (const [player, slot] of Object.entries(slots)) {
     let refs = slot._side;
     if (!players[player]) {
@@ -587,7 +632,7 @@ export function renderSides(slots, state) {
       slot._side = refs;
       slot.append(refs.root);
     }
-    updateSide(refs, player, players[player], state);
+    updateSide(refs, player, players[player], state, moved);
   }
 }
 
