@@ -158,7 +158,8 @@ def _print_markers(args: argparse.Namespace) -> int:
 
 
 def _recognize(args: argparse.Namespace) -> int:
-    """Cards in photos: one JSON list for one image, one JSON line an image for several."""
+    """Cards in photos, whatever their number: with --json one JSON line an image,
+    `{"image": PATH, "cards": [...]}`; without, the same in words, a block an image."""
     from calibration import CalibrationError, LayoutError, TableCalibration, load_layout
     from vision import PHOTO_ZOOMS, DeckError, ImageError, ModelError, Recognizer, read_image
 
@@ -197,10 +198,8 @@ def _recognize(args: argparse.Namespace) -> int:
             print(f"hearthtop-companion: {path}: {_deck_note(deck, recognizer.deck_in_use)}",
                   file=sys.stderr)
         cards = obs.to_json()
-        if len(args.images) == 1:
-            print(json.dumps(cards, indent=2) if args.json else _card_lines(cards))
-        else:
-            print(json.dumps({"image": path, "cards": cards}))
+        print(json.dumps({"image": path, "cards": cards}) if args.json
+              else _card_lines(path, cards), flush=True)
     return EXIT_USAGE if failed else 0
 
 
@@ -333,9 +332,14 @@ def _numbered(photos: list, shots: list, name: str) -> str:
     return ", ".join(written)
 
 
-def _card_lines(cards: list[dict]) -> str:
-    return "\n".join(f"{c['card']:>7} {c['confidence']:.3f} {c['orientation']:>8} "
-                     f"{c['zone'] or ''}" for c in cards) or "no cards found"
+def _card_lines(image: str, cards: list[dict]) -> str:
+    """One image's cards in words: a line naming the image, then a card a line (its id,
+    confidence, orientation and zone, if any)."""
+    if not cards:
+        return f"{image}: no cards found"
+    return "\n".join([f"{image}: {len(cards)} card{'s' if len(cards) != 1 else ''}"] + [
+        f"  {c['card']:>7} {c['confidence']:.3f} {c['orientation']:>8} {c['zone'] or ''}"
+        .rstrip() for c in cards])
 
 
 def _deck_options(command: argparse.ArgumentParser, *, data: bool = True) -> None:

@@ -233,3 +233,60 @@ def test_simulate_without_the_card_renderer_names_its_package(tmp_path):
         "installed; install it and the card decks with apt-get install gnome-cards-data "
         "kdegames-card-data-kf5 librsvg2-bin\n")
     assert not (tmp_path / "out").exists()
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory) -> tuple[Path, Path]:
+    """A photo of a bare table and a rendered table of cards."""
+    from simulator.layout import random_scene
+    from simulator.render import render
+
+    folder = tmp_path_factory.mktemp("photos")
+    blank, scene = folder / "blank.png", folder / "scene.png"
+    cv2.imwrite(str(blank), np.full((480, 640, 3), 200, np.uint8))
+    cv2.imwrite(str(scene), render(random_scene(np.random.default_rng(1))).image)
+    return blank, scene
+
+
+def test_recognize_json_is_one_line_an_image_whatever_their_number(photos, capsys):
+    """One photo printed a bare list (`[]`), several a JSON line each."""
+    blank, scene = photos
+    read = {}
+    for images in ([blank], [scene], [scene, blank]):
+        assert main(["recognize", *map(str, images), "--json", "--no-deck"]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert len(lines) == len(images)
+        for path, line in zip(images, map(json.loads, lines), strict=True):
+            assert set(line) == {"image", "cards"} and line["image"] == str(path)
+            assert read.setdefault(path, line["cards"]) == line["cards"]
+    assert read[blank] == [] and len(read[scene]) >= 3
+    for card in read[scene]:
+        assert set(card) >= {"card", "confidence", "quad", "zone"} and card["zone"] is None
+        assert len(card["quad"]) == 4 and all(len(corner) == 2 for corner in card["quad"])
+
+
+def test_recognize_in_words_says_which_image_each_block_is_about(photos, capsys):
+    """One photo printed bare card lines (or `no cards found`), several JSON lines."""
+    blank, scene = photos
+    assert main(["recognize", str(scene), "--json", "--no-deck"]) == 0
+    cards = json.loads(capsys.readouterr().out)["cards"]
+    for images in ([blank], [scene], [blank, scene]):
+        assert main(["recognize", *map(str, images), "--no-deck"]) == 0
+        out = capsys.readouterr().out
+        assert not out.lstrip().startswith(("{", "["))
+        blocks: dict[str, list] = {}
+        for line in out.splitlines():
+            if line.startswith("  "):
+                blocks[list(blocks)[-1]].append(line.split())
+            else:
+                image, said = line.split(": ", 1)
+                blocks[image] = [said]
+        assert list(blocks) == list(map(str, images))
+        if blank in images:
+            assert blocks[str(blank)] == ["no cards found"]
+        if scene in images:
+            said, *lines = blocks[str(scene)]
+            assert said == f"{len(cards)} cards"
+            assert [line[:2] for line in lines] == [
+                [c["card"], f"{c['confidence']:.3f}"] for c in cards]
+

@@ -194,7 +194,7 @@ def test_the_deck_command_registers_lists_reads_and_removes(layout, tmp_path, ca
     assert main(["recognize", str(photo), "--json", "--data", data]) == 0
     out = capsys.readouterr()
     assert "read with deck home" in out.err
-    assert any(c["card"] in CLASSES for c in json.loads(out.out))
+    assert any(c["card"] in CLASSES for c in json.loads(out.out)["cards"])
     assert main(["deck", "remove", "home", "--data", data]) == 0
     assert DeckStore(Path(data)).names() == []
 

@@ -40,7 +40,9 @@ def photo(tmp_path_factory) -> tuple[Path, list]:
 def test_recognize_finds_the_cards_of_a_held_out_deck(photo, capsys):
     path, cards = photo
     assert main(["recognize", str(path), "--json"]) == 0
-    found = json.loads(capsys.readouterr().out)
+    line = json.loads(capsys.readouterr().out)
+    assert line["image"] == str(path)
+    found = line["cards"]
     assert all(set(f) >= {"card", "confidence", "quad", "zone"} for f in found)
     quads = [np.float32(f["quad"]) for f in found]
     matched = [c for c in cards
@@ -82,7 +84,7 @@ def test_recognize_finds_cards_that_fill_a_photo(close_up, capsys):
     path, cards = close_up
     assert len(cards) >= 2
     assert main(["recognize", str(path), "--json"]) == 0
-    quads = [np.float32(f["quad"]) for f in json.loads(capsys.readouterr().out)]
+    quads = [np.float32(f["quad"]) for f in json.loads(capsys.readouterr().out)["cards"]]
     found = [c for c in cards if any(polygon_iou(np.float32(c.quad), q) >= 0.5 for q in quads)]
     assert len(found) >= 0.8 * len(cards), f"{len(found)} of {len(cards)} found"
 
@@ -158,7 +160,7 @@ def test_a_photo_of_noise_shows_no_card(tmp_path, capsys):
                         ("big.png", (1080, 1920, 3))):
         cv2.imwrite(str(tmp_path / name), rng.integers(0, 256, shape, np.uint8))
         assert main(["recognize", str(tmp_path / name), "--json", "--no-deck"]) == 0
-        assert json.loads(capsys.readouterr().out) == [], name
+        assert json.loads(capsys.readouterr().out)["cards"] == [], name
 
 
 def test_noise_is_told_from_a_photograph_and_an_outline_off_the_frame_is_no_error():

@@ -72,5 +72,5 @@ def test_installed_alone_it_reads_a_photo_with_its_own_models(wheel, tmp_path):
                            str(photo), "--json", "--no-deck", "--data", str(tmp_path)],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert read.returncode == 0, read.stderr
-    cards = json.loads(read.stdout)
+    cards = json.loads(read.stdout)["cards"]
     assert sum(c["card"] not in ("UNKNOWN", "BACK") for c in cards) >= 5
