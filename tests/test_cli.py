@@ -1,6 +1,7 @@
 """The command line: replay prints the contract's state; bad input is one line, exit 2."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,8 @@ import pytest
 from live_server import ProcessServer, free_port
 
 from companion_api.cli import main, replay_log
+from tracker.rules import Game, dump_log
+from tracker.rules.bot import play_game
 
 SAMPLE = Path(__file__).parents[1] / "tests" / "data" / "demo_game.jsonl"
 
@@ -75,7 +78,8 @@ def test_log_must_start_with_new_game(tmp_path, capsys):
 
 def test_missing_file_is_one_line_error(tmp_path, capsys):
     assert main(["replay", str(tmp_path / "nope.jsonl")]) == 2
-    assert "cannot read" in capsys.readouterr().err
+    assert capsys.readouterr().err == (f"hearthtop-companion: error: {tmp_path}/nope.jsonl: "
+                                       "no such file\n")
 
 
 def test_a_game_prints_its_board_as_replay_does(capsys):
@@ -290,3 +294,92 @@ def test_recognize_in_words_says_which_image_each_block_is_about(photos, capsys)
             assert [line[:2] for line in lines] == [
                 [c["card"], f"{c['confidence']:.3f}"] for c in cards]
 
+
+NEW_GAME = '{"type": "new_game", "heroes": {"p1": "jaina", "p2": "rexxar"}}'
+
+
+@pytest.mark.parametrize("given, says", [
+    ("binary", "{log}: not a text file (it is not UTF-8)"),
+    ("folder", "{log}: a folder, not a log file"),
+    ("truncated", "{log}:2: not valid JSON (an unterminated string at column 28)"),
+    ("empty", "{log}: the log holds no events"),
+    ("missing", "{log}: no such file"),
+    ("array", "{log}:2: an event must be a JSON object, not an array"),
+    ("number", "{log}:2: an event must be a JSON object, not a number"),
+])
+def test_replay_errors_are_one_sentence_naming_the_file_or_line(tmp_path, capsys, given, says):
+    """They named Python's exceptions ('cannot read (UnicodeDecodeError: ...)',
+    'IsADirectoryError') or ended mid-phrase ('(Unterminated string starting at)')."""
+    log = tmp_path / "game.jsonl"
+    if given == "binary":
+        log.write_bytes(np.random.default_rng(2).integers(0, 256, 3000, np.uint8).tobytes())
+    elif given == "folder":
+        log.mkdir()
+    elif given == "truncated":
+        write_log(tmp_path, NEW_GAME, '{"type": "play", "player": "p1')
+    elif given == "empty":
+        log.write_bytes(b"")
+    elif given == "array":
+        write_log(tmp_path, NEW_GAME, "[1, 2]")
+    elif given == "number":
+        write_log(tmp_path, NEW_GAME, "42")
+    for json_flag in ([], ["--json"]):
+        assert main(["replay", str(log), *json_flag]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err == f"hearthtop-companion: error: {says.format(log=log)}\n"
+        assert "Error" not in err
+
+
+def _bot_log(tmp_path: Path, heroes: tuple[str, str], until) -> tuple[Path, Game]:
+    """A bot game's log, cut at the first event after which `until(state)` holds."""
+    for seed in range(40):
+        events, game = play_game(heroes, seed).events, Game()
+        for n, event in enumerate(events, 1):
+            game.apply(event)
+            if until(game.state()):
+                log = tmp_path / f"{'-'.join(heroes)}-{seed}.jsonl"
+                dump_log(events[:n], log)
+                return log, game
+    raise AssertionError(f"no bot game of {heroes} came to it")
+
+
+CARD_ID = r"(?<![0-9A-Za-z])(10|[2-9JQKA])[SHDC](?![0-9A-Za-z])"
+
+
+def test_replay_s_summary_shows_suits_names_and_health_as_the_pages_do(tmp_path, capsys):
+    """It said 'minions 9C(4/4)' and 'Rexxar: -1 health' where the pages show 9♣ and 0."""
+    def dead(state) -> bool:  # a hero below 0, a card minion or weapon on the board
+        sides = state.players.values()
+        return min(s.health for s in sides) < 0 and any(s.minions or s.weapon for s in sides)
+
+    log, game = _bot_log(tmp_path, ("rexxar", "garrosh"), dead)
+    assert main(["replay", str(log)]) == 0
+    printed = capsys.readouterr().out
+    assert not re.search(CARD_ID, printed) and " -" not in printed, printed
+    state = game.state()
+    for player, side in state.players.items():
+        line = next(x for x in printed.splitlines() if x.startswith(f"{player} "))
+        assert f": {max(0, side.health)} health, " in line
+        for minion in side.minions:
+            suit = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}[minion.card[-1]]
+            assert f"{minion.card[:-1]}{suit}" in line and f"({minion.attack}/" in line
+    assert main(["replay", str(log), "--json"]) == 0  # the state itself as it was
+    dumped = json.loads(capsys.readouterr().out)
+    assert dumped == state.model_dump(mode="json")
+    assert min(p["health"] for p in dumped["players"].values()) < 0
+    assert all(re.fullmatch(CARD_ID, m["id"]) for p in dumped["players"].values()
+               for m in p["minions"])
+
+
+def test_replay_s_summary_names_tokens_by_their_names(tmp_path, capsys):
+    """A token by its name, never its id T1; a copy of a card with its suit."""
+    def token(state) -> bool:
+        return any(m.card is None for s in state.players.values() for m in s.minions)
+
+    log, game = _bot_log(tmp_path, ("uther", "jaina"), token)
+    assert main(["replay", str(log)]) == 0
+    printed = capsys.readouterr().out
+    assert not re.search(r"\bT\d+\b", printed) and not re.search(CARD_ID, printed)
+    for side in game.state().players.values():
+        for minion in (m for m in side.minions if m.card is None):
+            assert f"{minion.name} ({minion.attack}/{minion.health})" in printed

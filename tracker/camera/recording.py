@@ -85,7 +85,7 @@ def _frame(path: Path) -> np.ndarray | None:
 def read_phone(path: Path) -> dict[int, list[Event]]:
     """The phone's inputs by frame: lines of `{"frame": N, "event": {...}}`."""
     try:
-        lines = read_text(path).splitlines()
+        lines = read_text(path, kind="phone file").splitlines()
     except LogError as error:
         raise TrackError(str(error)) from None
     inputs: dict[int, list[Event]] = {}

@@ -121,17 +121,41 @@ def _change(what: str, delta: int) -> list[str]:
     return [f"{what} {delta:+d}"] if delta else []
 
 
+SUIT_SIGNS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+_CARD_ID = re.compile(r"(?<![0-9A-Za-z])(10|[2-9JQKA])([SHDC])(?![0-9A-Za-z])")
+_JOKER_ID = re.compile(rf"(?<![0-9A-Za-z]){JOKER}(?![0-9A-Za-z])")
+
+
+def card_words(text: str) -> str:
+    """Card ids in a text as the pages show them: with their suits' signs ("copy of 8C"
+    -> "copy of 8♣", "10H" -> "10♥"), the joker as The Coin."""
+    return _JOKER_ID.sub("The Coin", _CARD_ID.sub(
+        lambda m: m.group(1) + SUIT_SIGNS[m.group(2)], text))
+
+
+def _named(card: str | None, name: str) -> str:
+    """A minion or weapon as players name it: its card ("9♣"), with its name where it has
+    one of its own ("6♠ Searing Totem"); a token or a weapon with no card by its name."""
+    if card is None:
+        return card_words(name)
+    return card_words(card if name in ("", card) else f"{card} {name}")
+
+
 def summary(state: GameState) -> str:
-    """The board in a few lines: the turn and deck, each side, and the result."""
+    """The board in a few lines, in the pages' words: the turn and deck, each side (a
+    hero's health as the pages show it, never below 0; cards with their suits' signs,
+    tokens by their names), and the result."""
     lines = [f"turn {state.turn}, deck {state.deck}, discard {state.discard}"
              + (", deck empty" if state.deck_empty else "")]
     for player, side in state.players.items():
-        minions = " ".join(f"{m.id}({m.attack}/{m.health})" for m in side.minions)
+        minions = ", ".join(f"{_named(m.card, m.name)} ({m.attack}/{m.health})"
+                            for m in side.minions)
         weapon = side.weapon
         lines.append(
-            f"{player} {side.name}: {side.health} health, {side.armor} armor, "
+            f"{player} {side.name}: {max(0, side.health)} health, {side.armor} armor, "
             f"{side.crystals} crystals, {side.hand} in hand"
-            + (f", weapon {weapon.attack}/{weapon.durability}" if weapon else "")
+            + (f", weapon {_named(weapon.card, weapon.name)} ({weapon.attack}/"
+               f"{weapon.durability})" if weapon else "")
             + (f", minions {minions}" if minions else ""))
     if state.over:
         winner = state.winner
