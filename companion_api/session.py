@@ -22,7 +22,7 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cards import DECK, JOKER
+from cards import BACK, DECK, JOKER
 from tracker.camera import MISSABLE, Fixes, Question
 from tracker.rules import (
     HERO_POWER_COST,
@@ -405,8 +405,8 @@ class Session:
                 info = self.card_info(player, card)
             except EngineError as error:  # a rank alone where its suits are other cards
                 raise Refused(422, str(error)) from None
-            return {**head, **info,
-                    "options": self._options(card_plays(game, player, card, rng))}
+            return {**head, **info, "options": self._options(
+                card_plays(game, player, card, rng), self._seen_by(player, card))}
         if attacker is not None:
             everyone = characters(game)
             if attacker not in everyone:
@@ -426,10 +426,13 @@ class Session:
                                                exclude={"source"}) for m in moves],
                 "cards": playable, "secrets_due": due and secrets}
 
-    def _options(self, events: list[Event]) -> list[dict[str, Any]]:
+    def _options(self, events: list[Event], game: Game | None = None) -> list[dict[str, Any]]:
+        """Each event with the alerts it would raise in `game` (the game itself, or the
+        game as a player sees it: `_seen_by`)."""
+        game = game or self.game
         options = []
         for event in events:
-            alerts = self.game.check(event)
+            alerts = game.check(event)
             options.append({"event": event.model_dump(mode="json", exclude_none=True),
                             "legal": not any(a.severity == "illegal" for a in alerts),
                             "alerts": [a.message for a in alerts]})
@@ -458,7 +461,26 @@ class Session:
         return {"player": player, "secrets": [
             {"card": card, "name": game.ability_of(player, card).name} for card in cards]}
 
+    def _face_down_to(self, player: str, card: str) -> bool:
+        """`card` lies face down as a secret of the player other than `player`."""
+        return any(card in side.secrets for owner, side in self.game.sides.items()
+                   if owner != player)
+
+    def _seen_by(self, player: str, card: str) -> Game:
+        """The game as `player` may know it when naming `card`: where it lies face down as
+        the other player's secret, that secret is a card's back (the name would say which
+        secret it is, where `player` could not hold that card)."""
+        if not self._face_down_to(player, card):
+            return self.game
+        seen = self.game.copy()
+        for owner, side in seen.sides.items():
+            if owner != player:
+                side.secrets = [BACK if c == card else c for c in side.secrets]
+        return seen
+
     def card_info(self, player: str, card: str) -> dict[str, Any]:
+        """What `card` is for `player`, and where it lies as far as `player` may know (a
+        secret of the other player's, face down, lies nowhere they know of)."""
         ability = self.game.ability_of(player, card)
         if card != JOKER and parse_card(card).is_minion:
             stats = parse_card(card).stats
@@ -468,15 +490,16 @@ class Session:
             text = ability.text or f"a {stats}/{stats} minion with {name}"
         else:
             kind, name, text = ability.kind, ability.name, ability.text
+        place = None if self._face_down_to(player, card) else self.game.table.where(card)
         return {"card": card, "name": name, "kind": kind, "cost": card_cost(card),
-                "text": text, "place": self.game.table.where(card)}
+                "text": text, "place": place}
 
     def _cards(self, player: str) -> list[dict[str, Any]]:
         found = []
         for card in CARDS:
             plays = card_plays(self.game, player, card, random.Random(self.version))
-            found.append({"card": card,
-                          "legal": any(self.game.is_legal(p) for p in plays)})
+            seen = self._seen_by(player, card)
+            found.append({"card": card, "legal": any(seen.is_legal(p) for p in plays)})
         return found
 
     # --- games kept ---------------------------------------------------------------------------

@@ -423,6 +423,27 @@ def test_no_public_word_names_a_face_down_secret_its_alerts_included(live, watch
     assert any("KS" in a["message"] for a in after["alerts"] if a["code"] == "not_enough_mana")
 
 
+def test_the_other_player_cannot_find_a_face_down_secret_by_naming_its_card(live):
+    """A Jaina mirror: p1's K♠ (Vaporize) lies face down. p2 asking what K♠ would do is told
+    nothing of where it lies: it is offered as any card not seen is, and only its owner's
+    own view (a second K♠ of p1's) says it is on the table."""
+    token = {"Authorization": f"Bearer {live.token}"}
+    new_game(live, {"p1": "jaina", "p2": "jaina"}, deck=None)
+    for event in ({"type": "mulligan", "player": "p1", "count": 0},
+                  {"type": "mulligan", "player": "p2", "count": 0},
+                  *[{"type": "end_turn"}] * 4, {"type": "play", "player": "p1", "card": "KS"},
+                  {"type": "end_turn"}):
+        assert live.event(**event).status_code == 200, event
+    probe = live.get("/api/moves?card=KS&player=p2", headers=token).json()
+    unseen = live.get("/api/moves?card=KH&player=p2", headers=token).json()
+    assert probe["place"] is None and "KS" not in json.dumps(probe["options"][0]["alerts"])
+    assert [o["legal"] for o in probe["options"]] == [o["legal"] for o in unseen["options"]]
+    assert ("KS" in live.get("/api/moves", headers=token).json()["cards"]) == (
+        "KH" in live.get("/api/moves", headers=token).json()["cards"])
+    own = live.get("/api/moves?card=KS&player=p1", headers=token).json()
+    assert own["place"] == "play:p1"
+
+
 def test_vaporize_told_after_the_attack_it_answers_stops_it(live, tmp_path):
     """At the table "Vaporize!" is said once the attack is declared, so the phone records it
     after the attack: it goes before the attack in the log, the attacker is destroyed and
