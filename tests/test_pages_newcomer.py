@@ -66,7 +66,11 @@ WEAPONS_BOARD = [
     ("play", {"player": "p1", "card": "7D"}), ("hero_power", {"player": "p1"}),
 ]
 
+# … and on Rexxar's turn 12 with Jaina's Vaporize set: the bar has its Secret button too
+SECRET_BOARD = [*FULL_BOARD, ("play", {"player": "p1", "card": "KS"}), ("end_turn", {})]
+
 BOARDS = {"jaina-rexxar": (("jaina", "rexxar"), FULL_BOARD),
+          "rexxar-to-play-jaina-secret": (("jaina", "rexxar"), SECRET_BOARD),
           "valeera-thrall": (("valeera", "thrall"), WEAPONS_BOARD)}
 
 
@@ -144,7 +148,7 @@ def test_a_toast_leaves_the_top_hero_in_view_and_shows_its_whole_text(pages, liv
     message = "Jaina played 9♠ (4 mana) with 1 mana available"
     expect(toast).to_contain_text(message)
     phone.wait_for_function(  # its slide in has ended: its box is where it stays
-        "document.querySelector('[data-testid=toast]').getAnimations().length === 0")
+        "() => document.querySelector('[data-testid=toast]').getAnimations().length === 0")
     told = box(phone, "toast")
     for covered in ("name-p2", "health-p2", "active"):
         assert not overlaps(told, box(phone, covered)), (covered, told)

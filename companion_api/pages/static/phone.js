@@ -229,6 +229,7 @@ function render() {
   $("any-badge").hidden = !app.any;
   if (!state) return;
   document.body.dataset.events = state.events; // what a test (or a person) may wait on
+  document.body.dataset.camera = state.camera || "none"; // with a live source: its condition
   const inGame = Boolean(state.players?.p1);
   $("turn").textContent = !inGame ? "Hearthtop"
     : state.phase === "mulligan" ? "Mulligan" : `Turn ${state.turn}`;
@@ -1419,11 +1420,40 @@ function toast(message, kind = "info", title = null, ms = 4500) {
     title: message, onclick: () => el.remove() },
   title ? h("b", {}, title) : null, h("span", {}, message));
   box.replaceChildren(el);
+  placeToasts();
   shownToast = { el, kind, at: now };
   setTimeout(() => {
     el.classList.add("going");
     setTimeout(() => el.remove(), 400);
   }, ms);
+}
+
+// Toasts lie over the middle strip while it is in view (between the sides, above the action
+// bar): the news of the last event, where the deck and the last event are told, covering
+// neither hero's name nor health. Else (the board scrolled away, no game) under the top bar.
+function placeToasts() {
+  const box = $("toasts");
+  const middle = !$("board").hidden && $("middle").getBoundingClientRect();
+  const top = document.querySelector(".topbar").getBoundingClientRect().bottom;
+  const bottom = $("actions").hidden ? innerHeight : $("actions").getBoundingClientRect().top;
+  const over = middle && middle.height && middle.top >= top && middle.bottom <= bottom;
+  box.style.top = over ? `${middle.top}px` : "";
+  box.style.minHeight = over ? `${middle.height}px` : "";
+}
+
+// The action bar's height, for the page to end above it (and to scroll what is focused
+// clear of it): --bar-h on the root, followed as the bar changes.
+function followBarHeight() {
+  const bar = $("actions");
+  const set = () => {
+    const height = bar.hidden ? 0 : bar.getBoundingClientRect().height;
+    document.documentElement.style.setProperty("--bar-h", `${Math.ceil(height)}px`);
+    placeToasts();
+  };
+  if (window.ResizeObserver) new ResizeObserver(set).observe(bar);
+  addEventListener("resize", set);
+  addEventListener("scroll", placeToasts, { passive: true });
+  set();
 }
 
 // --- connection status -----------------------------------------------------------------------
@@ -1476,6 +1506,7 @@ async function start() {
     else cancelMode();
   });
   render();
+  followBarHeight();
   if (offered) askAboutToken(offered);
   live = connect({ onState: (state, how) => acceptState(state, how), onStatus });
   try {
