@@ -170,3 +170,31 @@ def test_a_secret_set_is_told_face_down_in_the_cameras_words():
     t = start("rexxar", "garrosh", turn=9)  # 5 mana
     words = in_words(t.game, [Play(player="p1", card="QD"), Play(player="p1", card="3H")])
     assert words == "p1 sets a secret; p1 plays 3H"
+
+
+def test_vaporize_said_after_the_camera_saw_the_attack_goes_before_it():
+    """Jaina's K♠ (Vaporize) lies face down; the camera sees Rexxar's 4♣ slide forward at
+    Jaina, and the phone then says the secret went off: it goes before the attack, which
+    never hits, and the camera's next view (4♣ on the pile) is the game as it is."""
+    from tracker.rules.events import SecretRevealed
+
+    table = start("jaina", "rexxar", turn=5)
+    truth, tracker = table.game.copy(), LiveTracker(game=table.game.copy())
+    for event in (Play(player="p1", card="KS"), EndTurn(), Play(player="p2", card="4C"),
+                  EndTurn(), EndTurn()):
+        truth.apply(event)
+        if isinstance(event, EndTurn):
+            tracker.phone(event)
+        else:
+            tracker.seen(expected_view(truth), now=True)
+    attacked = truth.copy()
+    attacked.apply(Attack(attacker="4C", target="p1"))
+    tracker.seen(expected_view(attacked), Hints(attackers=("4C",)), now=True)
+    assert tracker.events[-1].type == "attack" and tracker.game.sides["p1"].health == 16
+    vaporize = SecretRevealed(player="p1", card="KS", target="4C")
+    tracker.missed(vaporize)
+    truth.apply(vaporize)
+    assert [e.type for e in tracker.events[-2:]] == ["end_turn", "secret_revealed"]
+    assert readable_state(tracker.game) == readable_state(truth)
+    assert tracker.seen(expected_view(truth), now=True).events == []
+    assert readable_state(tracker.game) == readable_state(truth)

@@ -24,6 +24,7 @@ from tracker.rules.engine import Game
 from tracker.rules.events import Attack, EndTurn, Event, NewGame, Play
 from tracker.rules.legality import characters
 from tracker.rules.narrate import describe_event
+from tracker.rules.secrets import after_reveal, answers
 
 from .questions import Option, Question
 from .reconcile import BLIND_DEPTH, Explanation, explain, may_hold, view_distance
@@ -502,7 +503,10 @@ class LiveTracker:
         if after is None or after == len(self.events) - 1:
             self.decide()  # what was provisional stays: the players saw the table since
             self._last = None
-            self.game.apply(event)
+            if answers(self.game, event):
+                self._before_last(event)
+            else:
+                self.game.apply(event)
             return
         self.game.copy().undo_to(after + 1).apply(event)  # checked before the log changes
         choice = next((c for c in self.choices if c.covers(after)), None)
@@ -512,6 +516,20 @@ class LiveTracker:
         view = self.events[choice.index:choice.index + len(choice.events)]  # as logged
         at = after - choice.index
         self.fix(after, [*view[:at + 1], event, *view[at + 1:]])
+
+    def _before_last(self, reveal: Event) -> None:
+        """A "when" secret said once the event it answers was seen ("Vaporize!" after the
+        attack) goes before that event, which goes on as the secret left it, or not at all;
+        the view that showed the event is explained so, not again (it showed the table
+        before the secret went off)."""
+        last = len(self.events) - 1
+        answered = self.events[last]
+        self.game.copy().undo_to(last).apply(reveal)  # checked before the log changes
+        self.choices = [c for c in self.choices if not c.covers(last)]
+        self._rewrite(last, [reveal])
+        goes_on = after_reveal(self.game, answered)
+        if goes_on is not None:
+            self.game.apply(goes_on)
 
     def questions(self) -> list[Question]:
         """The newest open choices, as questions for the phones: each option in words, with
