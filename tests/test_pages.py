@@ -49,7 +49,11 @@ DOCS = ROOT / "docs"
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2,
          "is_mobile": True, "has_touch": True}
 OVERLAY = {"viewport": {"width": 1920, "height": 1080}}
-SHORT = 5000  # ms: how long a page may take to show what the server already knows
+# ms: the most a page may take to show what a test waits for. Not a wait on time: each wait
+# ends as soon as the page says what it waits for; this only bounds a hang (a loaded machine
+# may take many seconds, e.g. for the camera's models to load at its first frame)
+PATIENCE = 60_000
+PATIENCE_S = PATIENCE / 1000
 # what the server adds to the contract's state (the replay has none of it)
 SERVER_ONLY = {"version", "game", "events", "recent", "recent_events", "pending"}
 
@@ -62,6 +66,7 @@ def browser():
         pytest.skip(f"no chromium at {CHROMIUM}")
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        expect.set_options(timeout=PATIENCE)  # every expect(...) of the browser tests
         yield browser
         browser.close()
 
@@ -89,7 +94,7 @@ class Pages:
         ctx = self.browser.new_context(**(context or PHONE))
         self.contexts.append(ctx)
         page = ctx.new_page()
-        page.set_default_timeout(SHORT)
+        page.set_default_timeout(PATIENCE)
         page.on("pageerror", lambda error: self.errors.append(f"{path}: {error}"))
         page.on("console", lambda m: m.type == "error" and "WebSocket" not in m.text
                 and "Failed to load resource" not in m.text
@@ -123,6 +128,15 @@ def shot(page, name: str, **options) -> Path:
 
 def tid(page, testid: str):
     return page.get_by_test_id(testid)
+
+
+def animations_done(page) -> None:
+    """Once every animation on the page that ends has ended (a sheet sliding up, a toast
+    coming in, a health's bump): what a screenshot should show. The pulses that never end
+    are left going."""
+    page.evaluate("""() => Promise.all(document.getAnimations()
+      .filter((a) => a.effect?.getComputedTiming().iterations !== Infinity)
+      .map((a) => a.finished.catch(() => null))).then(() => true)""")
 
 
 def state_of(live) -> dict:
@@ -398,7 +412,7 @@ def test_an_event_reaches_a_second_phone_and_the_overlay_within_a_second(pages, 
     live.event("play", player="p1", card="6H")
     latencies = {}
     for name, page in (("second phone", phones[1]), ("overlay", overlay)):
-        page.wait_for_function("window.__seenAt", timeout=SHORT)
+        page.wait_for_function("window.__seenAt")
         latencies[name] = (page.evaluate("window.__seenAt") - sent) / 1000
     print(f"event to page: {latencies}")
     (ARTIFACTS / "b-latency.txt").parent.mkdir(exist_ok=True)
@@ -441,7 +455,7 @@ class Restarted:
 
     def __enter__(self):
         self.thread.start()
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + PATIENCE_S
         while not self.server.started:
             assert time.monotonic() < deadline and self.thread.is_alive(), "no restart"
             time.sleep(0.02)
@@ -463,7 +477,7 @@ def test_the_offline_banner_shows_while_the_server_is_away(pages, server, live, 
     shot(phone, "d1-offline")
     port = int(live.url.rsplit(":", 1)[1])
     with Restarted(tmp_path / "data", port):
-        expect(tid(phone, "offline")).to_be_hidden(timeout=10_000)
+        expect(tid(phone, "offline")).to_be_hidden()  # at its next try (backoff up to 5 s)
         # the same game, resumed from the data folder, and live again
         expect(tid(phone, "health-p1")).to_have_text("20")
         httpx.post(live.url + "/api/events", json={"type": "play", "player": "p1",
@@ -706,14 +720,13 @@ def test_a_secret_stays_face_down_until_revealed_and_its_player_may_peek(pages, 
     watch = pages.open("/watch")
     expect(watch.locator("body")).to_contain_text("Rexxar sets a secret")
     expect(watch.locator("body")).not_to_contain_text("Snipe")
-    newest.hover()  # a tap shows nothing: the press is held
+    newest.hover()  # a tap shows nothing: the press is held until the phone asks
     phone.mouse.down()
-    phone.wait_for_timeout(800)
-    phone.mouse.up()
     expect(tid(phone, "confirm")).to_contain_text("Only Rexxar should look")
+    phone.mouse.up()
     tid(phone, "confirm-yes").click()
     expect(tid(phone, "peek-list")).to_contain_text("Snipe")
-    phone.wait_for_timeout(300)  # the sheet has slid up
+    animations_done(phone)  # the sheet has slid up
     peek_png = shot(phone, "secret-peek")
     if os.environ.get("HEARTHTOP_DOCS_SHOTS"):
         write_docs_png(peek_png, DOCS / "phone_secret.png", width=390)
@@ -726,7 +739,7 @@ def test_a_secret_stays_face_down_until_revealed_and_its_player_may_peek(pages, 
     tid(phone, "btn-secret").click()
     expect(tid(phone, "sheet").locator(".secret-list button")).to_have_count(1)
     expect(tid(phone, "secret-0")).to_have_text(re.compile(r"Q♦\s*Snipe\s*at 7♥"))
-    phone.wait_for_timeout(300)
+    animations_done(phone)
     shot(phone, "secret-due")
     tid(phone, "secret-0").click()
     expect(newest).to_contain_text("Rexxar reveals the secret Q♦")
@@ -861,12 +874,12 @@ def test_a_misread_card_is_named_on_the_phone_two_events_later(browser, tmp_path
             expect(tid(phone, "fix-options").locator(".current")).to_contain_text(
                 "in the score now")
             expect(tid(phone, "sheet")).to_contain_text("Nothing happened")
-            phone.wait_for_timeout(300)  # the sheet has slid up
+            animations_done(phone)  # the sheet has slid up
             sheet_png = shot(phone, "fix-sheet")
             tid(phone, "fix-name-card").click()
             tid(phone, "rank-8").click()
             expect(tid(phone, "suit-H")).to_contain_text("what the camera read")
-            phone.wait_for_timeout(300)
+            animations_done(phone)
             shot(phone, "fix-name-card")
             tid(phone, "suit-C").click()
             expect(tid(phone, "toast")).to_contain_text("Sent to the camera")
@@ -907,7 +920,7 @@ def test_what_the_camera_missed_is_recorded_on_the_phone_after_the_event_it_foll
             tid(phone, "fix-missed").click()
             expect(tid(phone, "missed-banner")).to_contain_text("right after “Anduin plays 8♥”")
             expect(tid(phone, "btn-power")).to_be_enabled()  # Jaina's turn now, Anduin's then
-            phone.wait_for_timeout(200)
+            animations_done(phone)
             shot(phone, "missed-banner")
             tid(phone, "btn-power").click()
             expect(tid(phone, "mode-title")).to_contain_text("Lesser Heal")
@@ -941,9 +954,62 @@ def test_totemic_call_asks_for_the_cards_turned_over(pages, live):
     assert live.get("/api/log").json()["events"][-1]["revealed"] == ["5H"]
 
 
-def covered_then_clear(folder: Path, covered: int = 20, clear: int = 45) -> Path:
-    """A recording at 1 frame a second: a frame of the demo's table with a hand over marker
-    2 for `covered` seconds, then the same table clear (numbered links to two pictures)."""
+class GatedRecording:
+    """A folder of frames for `run --source`, played in real time at `fps`, whose frames
+    after the `first` ones are read through the link `phase`: frame N is one of the
+    pictures of the phase the test showed last (`show`). The feed reads each frame's file
+    when its time comes, so a phase lasts until the page has said what the test waits
+    for, however slow the machine. (A recording of fixed phases, played in real time,
+    drops the frames a slow machine cannot read in time: one whose models took long to
+    load at the first frame could pass a whole phase unseen.) `seconds`: far longer than
+    any test, so that the recording never ends under one.
+
+    A phase is VARIANTS pictures, each with a faint noise of its own, as a live camera's
+    (a picture given fewer is copied with noise): the camera never takes it for a frozen
+    one (the same picture, exactly, frame after frame). `phone`: the recording's phone
+    inputs, those at the `first` frames kept."""
+
+    VARIANTS = 31  # a prime: a slow machine reading every k-th frame still sees them differ
+
+    def __init__(self, folder: Path, phases: dict[str, list[np.ndarray]], show: str, *,
+                 fps: float, first: list[Path] = (), phone: Path | None = None,
+                 seconds: float = 900) -> None:
+        self.folder = folder
+        rng = np.random.default_rng(0)
+        for name, pictures in phases.items():
+            place = folder / "phases" / name
+            place.mkdir(parents=True)
+            for k in range(self.VARIANTS):
+                picture = pictures[k % len(pictures)]
+                if len(pictures) < self.VARIANTS:
+                    noise = rng.integers(-2, 3, picture.shape)
+                    picture = np.clip(picture.astype(np.int16) + noise, 0, 255).astype(np.uint8)
+                cv2.imwrite(str(place / f"{k}.jpg"), picture, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        self.show(show)
+        frames = folder / "frames"
+        frames.mkdir()
+        for index, path in enumerate(first):
+            (frames / f"{index:06d}{path.suffix}").symlink_to(path)
+        for index in range(len(first), len(first) + int(seconds * fps)):
+            variant = folder / "phase" / f"{index % self.VARIANTS}.jpg"
+            (frames / f"{index:06d}.jpg").symlink_to(variant)
+        (folder / "meta.json").write_text(json.dumps({"fps": fps}))
+        if phone is not None:
+            (folder / "phone.jsonl").write_text("".join(
+                line + "\n" for line in phone.read_text().splitlines()
+                if line.strip() and json.loads(line)["frame"] < len(first)))
+
+    def show(self, name: str) -> None:
+        """From the next frame on, the camera sees phase `name` (the link is replaced in
+        one step: a frame is read whole from one phase or the other)."""
+        link = self.folder / "phase.next"
+        link.unlink(missing_ok=True)
+        link.symlink_to(self.folder / "phases" / name, target_is_directory=True)
+        os.replace(link, self.folder / "phase")
+
+
+def hand_over_marker_2() -> tuple[np.ndarray, np.ndarray]:
+    """A frame of the demo's table, and the same frame with a hand over marker 2."""
     from tracker.camera.setup import check_setup
 
     capture = cv2.VideoCapture(str(ROOT / "companion_api" / "demo" / "table.mp4"))
@@ -955,34 +1021,34 @@ def covered_then_clear(folder: Path, covered: int = 20, clear: int = 45) -> Path
     x, y = np.array(check.markers[2].tile_px).mean(axis=0).astype(int)
     hand = frame.copy()
     cv2.ellipse(hand, (int(x), int(y)), (70, 45), 30, 0, 360, (120, 150, 200), cv2.FILLED)
-    folder.mkdir()
-    cv2.imwrite(str(folder / "hand.jpg"), hand)
-    cv2.imwrite(str(folder / "clear.jpg"), frame)
-    frames = folder / "frames"
-    frames.mkdir()
-    for index in range(covered + clear):
-        (frames / f"{index:04d}.jpg").symlink_to(folder / ("hand.jpg" if index < covered
-                                                           else "clear.jpg"))
-    (folder / "meta.json").write_text(json.dumps({"fps": 1}))
-    return folder
+    return hand, frame
+
+
+def camera_known(page) -> None:
+    """The phone has had a state with the camera's condition (the server has one from the
+    camera's first frame, read once its models have loaded): its menu offers the setup."""
+    expect(page.locator("body[data-camera]:not([data-camera=none])")).to_have_count(1)
 
 
 def test_the_camera_setup_page_finds_a_covered_marker_then_all_four(browser, tmp_path):
-    """`run --source` a recording in which a hand covers marker 2, then leaves: the setup
-    page, opened from the phone's menu, says which marker is covered and draws it, then
-    says the camera is ready."""
-    server = ProcessServer(tmp_path / "data", "--source", str(covered_then_clear(
-        tmp_path / "recording")))
+    """`run --source` a recording in which a hand covers marker 2, then leaves once the
+    page has said so: the setup page, opened from the phone's menu, says which marker is
+    covered and draws it, then says the camera is ready."""
+    hand, clear = hand_over_marker_2()
+    recording = GatedRecording(tmp_path / "recording", {"hand": [hand], "clear": [clear]},
+                               "hand", fps=1)
+    server = ProcessServer(tmp_path / "data", "--source", str(recording.folder))
     live = server.start()
     pages = Pages(browser, live)
     try:
         phone = pages.phone()
         expect(tid(phone, "active")).not_to_have_text("connecting…")
+        camera_known(phone)
         tid(phone, "btn-menu").click()
         tid(phone, "menu-setup").click()
         expect(phone).to_have_url(re.compile(r"/setup$"))
         expect(tid(phone, "problems")).to_contain_text(
-            "Marker 2 (near right corner) is covered", timeout=30_000)
+            "Marker 2 (near right corner) is covered")
         expect(tid(phone, "check-markers")).to_have_text(
             "✗ 3 of 4 found · near right covered")
         expect(tid(phone, "verdict")).to_have_text("1 to fix")
@@ -990,7 +1056,8 @@ def test_the_camera_setup_page_finds_a_covered_marker_then_all_four(browser, tmp
         phone.wait_for_function(
             "document.querySelector('[data-testid=picture]').naturalWidth === 1280")
         shot(phone, "setup-covered", full_page=True)
-        expect(tid(phone, "ready")).to_be_visible(timeout=40_000)
+        recording.show("clear")  # the hand leaves
+        expect(tid(phone, "ready")).to_be_visible()
         expect(tid(phone, "problems")).to_be_empty()
         expect(tid(phone, "check-markers")).to_have_text("✓ 4 of 4 found")
         expect(tid(phone, "check-card-size")).to_contain_text("px wide (50 needed)")
@@ -1079,8 +1146,8 @@ def test_docs_screenshots(pages, live):
     live.event("attack", attacker="6C", target="p2")  # an illegal second attack: an alert
     expect(tid(phone, "toast").filter(has_text="already attacked")).to_be_visible()
     expect(tid(overlay, "last-alert")).to_contain_text("already attacked")
-    expect(tid(phone, "toast")).to_have_count(0, timeout=12000)  # it goes by itself (8 s)
-    phone.wait_for_timeout(300)  # the changes' short animations end
+    expect(tid(phone, "toast")).to_have_count(0)  # it goes by itself (8 s)
+    animations_done(phone)  # the changes' short animations end
     phone_png = shot(phone, "docs-phone")
     overlay_png = shot(overlay, "docs-overlay", omit_background=True)
     if os.environ.get("HEARTHTOP_DOCS_SHOTS"):
@@ -1126,17 +1193,17 @@ def test_the_phone_says_which_registered_deck_the_camera_reads(browser, tmp_path
     live = server.start()
     try:
         # the deck reads the table once the general recogniser names a court or a back
-        # like the deck's (vision.deck.DeckCheck): a few cards into the game
-        deadline = time.monotonic() + 60
+        # like the deck's (vision.deck.DeckCheck): a few cards into the game (the demo
+        # plays again and again: a machine that drops many frames reads it a game later)
+        deadline = time.monotonic() + 2 * PATIENCE_S
         while (httpx.get(live.url + "/api/state").json().get("registered_deck")
                != {"name": "home", "in_use": True}):
             assert time.monotonic() < deadline, "the camera never read with the deck"
-            time.sleep(0.5)
+            time.sleep(0.1)
         page = browser.new_context(**PHONE).new_page()
+        page.set_default_timeout(PATIENCE)
         page.goto(live.url + "/")
-        line = page.get_by_test_id("camera-deck")
-        line.wait_for(state="visible", timeout=SHORT)
-        assert line.inner_text() == "Camera reads your deck “home”"
+        expect(page.get_by_test_id("camera-deck")).to_have_text("Camera reads your deck “home”")
         shot(page, "phone_deck")
         page.context.close()
     finally:
@@ -1145,9 +1212,10 @@ def test_the_phone_says_which_registered_deck_the_camera_reads(browser, tmp_path
 
 
 def test_the_phone_and_the_overlay_say_at_once_when_the_camera_is_covered(browser, tmp_path):
-    """A recording whose lens is covered for a while (`simulate --faults black@…`) played
-    as a live source: the phone and the overlay show it within 2 s of the state saying so,
-    and stop once the camera sees the table again."""
+    """A recording whose lens is covered (`simulate --faults black@…`) played as a live
+    source, the lens left covered until the pages have said so: the phone and the overlay
+    show it within 2 s of the state saying so, and stop once the camera sees the table
+    again."""
     from live_server import ProcessServer
 
     from companion_api.cli import main
@@ -1157,7 +1225,13 @@ def test_the_phone_and_the_overlay_say_at_once_when_the_camera_is_covered(browse
     out = tmp_path / "sim"
     assert main(["simulate", str(log), "--out", str(out), "--size", "640x360", "--fps", "10",
                  "--seed", "2", "--faults", "black@4+5"]) == 0
-    server = ProcessServer(tmp_path / "data", "--source", str(out))
+    frames = sorted((out / "frames").iterdir())  # the black ones: 40 to 89
+    recording = GatedRecording(
+        tmp_path / "recording", {
+            "covered": [cv2.imread(str(f)) for f in frames[40:40 + GatedRecording.VARIANTS]],
+            "table": [cv2.imread(str(frames[20]))]},  # the table as it lay, no hand over it
+        "covered", fps=10, first=frames[:40], phone=out / "phone.jsonl")
+    server = ProcessServer(tmp_path / "data", "--source", str(recording.folder))
     live = server.start()
     try:
         phone = browser.new_context(**PHONE).new_page()
@@ -1166,21 +1240,28 @@ def test_the_phone_and_the_overlay_say_at_once_when_the_camera_is_covered(browse
         overlay.goto(live.url + "/overlay")
 
         def state_says(camera: str) -> None:
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + PATIENCE_S
             while httpx.get(live.url + "/api/state").json().get("camera") != camera:
                 assert time.monotonic() < deadline, f"the camera was never {camera}"
                 time.sleep(0.05)
 
-        state_says("covered")
+        def within_2_s(trouble, shown: bool) -> None:
+            started = time.monotonic()
+            (expect(trouble).to_be_visible if shown else expect(trouble).to_be_hidden)()
+            took = time.monotonic() - started
+            assert took < 2.0, f"the page took {took:.1f} s to follow the state"
+
+        state_says("covered")  # from its first dark frame on; it stays so
         for page in (phone, overlay):
             trouble = page.get_by_test_id("trouble")
-            trouble.wait_for(state="visible", timeout=2000)
+            within_2_s(trouble, True)
             assert trouble.inner_text().startswith("Camera covered")
         shot(phone, "phone_camera_covered")
         shot(overlay, "overlay_camera_covered")
+        recording.show("table")
         state_says("ok")
         for page in (phone, overlay):
-            page.get_by_test_id("trouble").wait_for(state="hidden", timeout=2000)
+            within_2_s(page.get_by_test_id("trouble"), False)
         phone.context.close()
         overlay.context.close()
     finally:
@@ -1203,8 +1284,8 @@ def test_the_phone_says_when_the_game_is_not_being_saved(pages, live, monkeypatc
     monkeypatch.setattr(store.os, "fsync", full)
     live.event("mulligan", player="p1", count=0)
     trouble = tid(phone, "trouble")
-    trouble.wait_for(state="visible", timeout=2000)
-    assert "Not saved" in trouble.inner_text() and "No space left" in trouble.inner_text()
+    expect(trouble).to_contain_text("Not saved")
+    expect(trouble).to_contain_text("No space left")
     shot(phone, "phone_not_saved")
     monkeypatch.undo()
-    trouble.wait_for(state="hidden", timeout=SHORT)
+    expect(trouble).to_be_hidden()
