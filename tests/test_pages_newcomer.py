@@ -262,3 +262,30 @@ def test_an_undo_animates_no_heal(pages, live):
     live.event("hero_power", player="p2")
     expect(health).to_have_text("18")
     assert phone.evaluate("window.__deltas") == ["−2", "−2"]
+
+
+# --- 7: a refusal says which rule ---------------------------------------------------------------
+
+def test_a_refused_target_and_an_asleep_minion_say_why(pages, live):
+    """Rexxar lays 4♣ on turn 8 and taps it: the toast says it is asleep, played this turn,
+    and points to no Attack button (none may attack). On Jaina's turn her Fireblast at the
+    stealthy 4♣ asks first, naming Stealth, the rule the server gives."""
+    newcomer(live, [("end_turn", {})] * 7 + [("play", {"player": "p2", "card": "4C"})])
+    phone = pages.phone()
+    expect(tid(phone, "btn-attack")).to_contain_text("none ready")
+    tid(phone, "minion-4C").click()
+    told = tid(phone, "toast")
+    expect(told).to_have_text("4♣ is asleep: it was played this turn.")
+    expect(told).not_to_contain_text("Attack")
+    tid(phone, "btn-end-turn").click()
+    expect(tid(phone, "active")).to_have_text("Jaina to play")
+    expect(tid(phone, "btn-power")).to_contain_text("2 mana")
+    tid(phone, "btn-power").click()
+    expect(tid(phone, "mode-title")).to_contain_text("Fireblast")
+    expect(tid(phone, "minion-4C")).to_have_class(re.compile(r"target-no"))
+    tid(phone, "minion-4C").click()
+    expect(tid(phone, "confirm")).to_contain_text("4♣ is in Stealth: Fireblast may not target it.")
+    shot(phone, "newcomer-stealth-why")
+    tid(phone, "confirm-no").click()
+    tid(phone, "mode-cancel").click()
+    assert live.get("/api/state").json()["events"] == 12  # nothing was recorded

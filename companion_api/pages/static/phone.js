@@ -757,8 +757,9 @@ function finishMode(picked) {
   mode.finish(picked);
 }
 
-// A tap on a character with nothing under way: an attack from it, if it may attack.
-function idleTap(id) {
+// A tap on a character with nothing under way: an attack from it, if it may attack; else
+// why not (pointing to Attack only when someone may attack).
+async function idleTap(id) {
   const state = app.state;
   if (!state || state.over || state.phase === "setup") return;
   const attackers = new Set(legalMoves("attack").map((m) => m.attacker));
@@ -766,7 +767,37 @@ function idleTap(id) {
     chooseAttackTarget(id);
     return;
   }
-  toast(`${characterName(state, id)} cannot attack now. Tap “Attack” to see who can.`, "info");
+  const others = attackers.size ? " Tap “Attack” to see who can." : "";
+  let why = whyNoAttack(state, id);
+  if (!why) { // the server's rule: what every attack of it would break
+    try {
+      const info = await api("GET", `/api/moves?${new URLSearchParams({ attacker: id })}`);
+      const said = info.options.flatMap((o) => o.alerts)[0];
+      why = said ? `${prettify(state, said)}.` : null;
+    } catch { /* said without the rule */ }
+    if (app.state !== state) return; // the table changed meanwhile
+  }
+  toast(`${why || `${characterName(state, id)} may not attack now.`}${others}`, "info");
+}
+
+// Why a character may not attack now, in the players' words ("4♣ is asleep: it was played
+// this turn"), from the state; the server's rule where the state says nothing of it.
+function whyNoAttack(state, id) {
+  const name = characterName(state, id);
+  const owner = PLAYERS.find((p) => ownCharacters(state, p).includes(id));
+  if (owner && owner !== state.active) {
+    return `${name} is ${playerName(state, owner)}'s: it is ${playerName(state, state.active)}'s `
+      + "turn.";
+  }
+  const side = state.players[owner] || {};
+  const minion = side.minions?.find((m) => m.id === id);
+  const it = minion || side;
+  if (it.frozen) return `${name} is frozen: it may not attack this turn.`;
+  if (minion?.exhausted) return `${name} is asleep: it was played this turn.`;
+  if (minion?.attacked) return `${name} has attacked this turn.`;
+  if (!minion && !(side.attack > 0)) return `${name} has no attack: no weapon, no Attack this turn.`;
+  if (minion && minion.attack <= 0) return `${name} has no attack.`;
+  return null;
 }
 
 // --- playing a card --------------------------------------------------------------------------
@@ -1076,7 +1107,7 @@ function resolvePower(options, title, heroInfo, confirmed = false) {
     title,
     detail: heroInfo?.power_text,
     legal: () => legalTargets,
-    reason: (id) => `${title} may not target ${characterName(app.state, id)} now.`,
+    reason: (id) => targetRule(title, id, options.find((o) => o.event.target === id)),
     allowNone: options.some((o) => !o.event.target),
     noConfirm: confirmed,
     finish: (picked) => {
@@ -1086,6 +1117,17 @@ function resolvePower(options, title, heroInfo, confirmed = false) {
       send0(event);
     },
   });
+}
+
+// The rule a target breaks, in the server's words put the players' way round: "4♣ is in
+// Stealth: Fireblast may not target it" (the server says "Fireblast: 4C is in Stealth").
+function targetRule(title, id, option) {
+  const state = app.state;
+  const why = option?.alerts?.[0];
+  if (!why) return `${title} may not target ${characterName(state, id)} now.`;
+  const said = prettify(state, why);
+  const rule = said.startsWith(`${title}: `) ? said.slice(title.length + 2) : said;
+  return `${rule}: ${title} may not target it.`;
 }
 
 // Totemic Call with a deck the engine cannot see: which cards were turned over?
