@@ -289,3 +289,80 @@ def test_a_refused_target_and_an_asleep_minion_say_why(pages, live):
     tid(phone, "confirm-no").click()
     tid(phone, "mode-cancel").click()
     assert live.get("/api/state").json()["events"] == 12  # nothing was recorded
+
+
+# --- 1 and 8: a secret face down is for its player's eyes; its controls follow the state -------
+
+def test_a_face_down_secret_is_named_only_when_set_off_or_shown_by_its_player(pages, live):
+    """Jaina sets Vaporize (K♠) on turn 5. On Rexxar's turn the Secret button is there at
+    once (no enemy minion yet: the rules allow no reveal). Rexxar lays 6♥, which sets off
+    nothing, and taps Secret: the sheet names no card until "Show Jaina's secrets". On turn
+    8 the 6♥ attacks Jaina, which sets Vaporize off: the sheet lists it at once, it is
+    revealed, and its line in the history no longer says "hold to peek"."""
+    newcomer(live, [("end_turn", {})] * 4)
+    phone = pages.phone()
+    expect(tid(phone, "btn-play")).to_contain_text("Jaina · 3 mana")
+    tid(phone, "key-K").click()
+    tid(phone, "suit-S").click()  # Vaporize, set face down
+    newest = tid(phone, "recent").locator("li").first
+    expect(newest).to_contain_text("Jaina sets a secret")
+    expect(newest.locator(".peek-hint")).to_have_text("hold to peek")
+    tid(phone, "btn-end-turn").click()
+    expect(tid(phone, "active")).to_have_text("Rexxar to play")
+    # 8: the button is there while Jaina has a secret set, whatever may be revealed now
+    expect(tid(phone, "btn-secret")).to_be_visible()
+    assert [m for m in live.get("/api/moves", headers=auth(live)).json()["moves"]
+            if m["type"] == "secret_revealed"] == []
+
+    # 1: a minion laid sets nothing off: the sheet names no secret until Jaina says so
+    tid(phone, "key-6").click()
+    tid(phone, "suit-H").click()
+    expect(tid(phone, "minion-6H")).to_be_visible()
+    wait_reveals(live, due=False)
+    tid(phone, "btn-secret").click()
+    sheet = tid(phone, "sheet")
+    expect(sheet).to_contain_text("Which secret did Jaina turn over?")
+    expect(tid(phone, "secret-warning")).to_contain_text("Only Jaina should look")
+    expect(tid(phone, "secret-show")).to_have_text("Show Jaina's secrets")
+    for hidden in ("Vaporize", "K♠", "6♥"):
+        expect(sheet).not_to_contain_text(hidden)
+    shot(phone, "newcomer-secret-warning")
+    tid(phone, "secret-show").click()
+    expect(tid(phone, "secret-list")).to_contain_text("Vaporize")
+    expect(tid(phone, "secret-0")).to_have_text(re.compile(r"K♠\s*Vaporize\s*at 6♥"))
+    tid(phone, "secret-close").click()
+    tid(phone, "btn-end-turn").click()
+    expect(tid(phone, "active")).to_have_text("Jaina to play")
+    tid(phone, "btn-end-turn").click()
+    expect(tid(phone, "active")).to_have_text("Rexxar to play")
+
+    # the 6♥ attacks Jaina: Vaporize goes off, so it is listed at once, with no warning
+    expect(tid(phone, "btn-attack")).to_contain_text("can attack")
+    tid(phone, "minion-6H").click()
+    tid(phone, "hero-p1").click()
+    expect(tid(phone, "health-p1")).to_have_text("19")
+    wait_reveals(live, due=True)
+    tid(phone, "btn-secret").click()
+    expect(tid(phone, "secret-0")).to_have_text(re.compile(r"K♠\s*Vaporize\s*at 6♥"))
+    expect(tid(phone, "secret-warning")).to_have_count(0)
+    expect(tid(phone, "secret-show")).to_have_count(0)
+    shot(phone, "newcomer-secret-due")
+    tid(phone, "secret-0").click()
+    expect(newest).to_contain_text("Jaina reveals the secret K♠ (Vaporize) at 6♥")
+    expect(tid(phone, "minion-6H")).to_have_count(0)
+    # 8: no secret lies face down now: no hint on the line that set it, no Secret button
+    expect(tid(phone, "recent").locator("li").filter(has_text="Jaina sets a secret")
+           ).to_have_count(1)
+    expect(tid(phone, "recent").locator(".peek-hint")).to_have_count(0)
+    expect(tid(phone, "btn-secret")).to_have_count(0)
+
+
+def auth(live) -> dict:
+    return {"Authorization": f"Bearer {live.token}"}
+
+
+def wait_reveals(live, *, due: bool) -> None:
+    """What the server says of the reveals now (the page asks the same): the last event set
+    Vaporize off, or not."""
+    moves = live.get("/api/moves", headers=auth(live)).json()
+    assert moves.get("secrets_due") is due, moves

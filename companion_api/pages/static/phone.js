@@ -325,12 +325,15 @@ function renderRecent(state) {
   const list = $("recent");
   const where = state.recent_events || [];
   const lines = recentLines(state).map((line, k) => ({ ...line, ...where[k] })).reverse();
-  const key = JSON.stringify([lines, state.events, canWrite()]);
+  const faceDown = PLAYERS.map((p) => state.players?.[p]?.secrets || 0);
+  const key = JSON.stringify([lines, state.events, canWrite(), faceDown]);
   if (list.dataset.key === key) return;
   list.dataset.key = key;
   list.replaceChildren(...lines.map((line) => {
     const fixable = line.camera && canWrite();
-    const secret = canWrite() && /^(p[12]) sets a secret$/.exec(line.raw || "");
+    // "hold to peek" while that player has a secret face down now, not once it is revealed
+    const set = canWrite() && /^(p[12]) sets a secret$/.exec(line.raw || "");
+    const secret = set && state.players?.[set[1]]?.secrets > 0 ? set : null;
     const el = h("li", fixable ? { class: "fixable", testid: `recent-${line.index}`,
       role: "button", tabindex: "0", onclick: () => openFix(line.index) } : {},
     line.turn !== null ? h("span", { class: "recent-turn" }, `T${line.turn}`) : null,
@@ -543,6 +546,10 @@ function renderActions() {
   const power = legalMoves("hero_power");
   const attacks = legalMoves("attack");
   const secrets = legalMoves("secret_revealed");
+  // whenever the waiting player has a secret set, whatever the rules allow now (Vaporize,
+  // with no enemy minion to answer, allows no reveal: it is still lying there)
+  const waiting = PLAYERS.find((p) => p !== active);
+  const secretSet = secrets.length > 0 || state.players[waiting].secrets > 0;
   const heroInfo = app.heroes.find((x) => x.key === side.hero);
   const powerName = heroInfo?.power || "Hero power";
   const rows = [
@@ -559,8 +566,8 @@ function renderActions() {
         attacks.length ? `${new Set(attacks.map((a) => a.attacker)).size} can attack`
           : "none ready")), "btn-attack", attacks.length ? "btn-attack" : "",
       startAttack, !attacks.length && !anyMove()),
-      secrets.length || anyMove() ? bigButton(h("span", {}, h("b", {}, "Secret"),
-        h("small", {}, "revealed")), "btn-secret", secrets.length ? "btn-secret" : "",
+      secretSet || anyMove() ? bigButton(h("span", {}, h("b", {}, "Secret"),
+        h("small", {}, "revealed")), "btn-secret", secretSet ? "btn-secret" : "",
       startSecret) : null,
       endTurnButton(state, attacks),
       bigButton(h("span", { class: "undo-label" }, "↶", h("small", {}, "Undo")), "btn-undo",
@@ -1209,37 +1216,81 @@ function chooseAttackTarget(attacker, confirmed = false) {
   });
 }
 
+// The Secret button. The secrets the last event set off are being turned face up: listed at
+// once, in the order they go off. Any other reveal would show the opponent which cards lie
+// face down (Vaporize "at 4♣" when nothing attacked), so the sheet names none until the
+// player who set them says to, as the peek does.
 async function startSecret() {
+  const state = app.state;
   const secrets = legalMoves("secret_revealed");
-  if (!secrets.length) {
-    picker.player = PLAYERS.find((p) => p !== actor());
+  const holder = secrets[0]?.player || PLAYERS.find((p) => p !== actor());
+  if (!secrets.length && !state.players[holder]?.secrets) { // any action: name it
+    picker.player = holder;
     picker.rank = null;
     picker.purpose = "secret";
     drawPicker();
     return;
   }
-  const names = {};
+  if (app.moves?.secrets_due === true && secrets.length) {
+    listSecrets("Which secret was revealed?", holder, secrets, []);
+    return;
+  }
+  const name = playerName(state, holder);
+  const why = app.moves?.secrets_due === false
+    ? "Nothing on the table set a secret off just now, so the phone keeps them face down. " : "";
+  openSheet([
+    sheetHead(`Which secret did ${name} turn over?`, "secret"),
+    h("p", { class: "sheet-text secret-warning", testid: "secret-warning" },
+      h("b", {}, `Only ${name} should look. `), `${why}Hand the phone to ${name} first.`),
+    h("div", { class: "action-row" }, bigButton(`Show ${name}'s secrets`, "secret-show",
+      "btn-secret wide", () => showSecrets(holder, secrets))),
+  ], "secret-sheet");
+}
+
+// After the warning: the reveals the rules allow, and any secret set that none of them
+// names (it is revealed with its target picked on the board).
+async function showSecrets(player, secrets) {
+  let set = [];
+  try {
+    set = (await api("GET", `/api/secrets/${player}`)).secrets;
+  } catch (error) {
+    toast(error.message, "error");
+    return;
+  }
+  const listed = new Set(secrets.map((s) => s.card));
+  listSecrets(`${playerName(app.state, player)}'s secrets: which was turned over?`, player,
+    secrets, set.filter((s) => !listed.has(s.card)));
+}
+
+async function listSecrets(title, player, secrets, others) {
+  const names = Object.fromEntries(others.map((s) => [s.card, s.name]));
   await Promise.all([...new Set(secrets.map((s) => `${s.player}:${s.card}`))].map(async (k) => {
-    const [player, card] = k.split(":");
+    const [who, card] = k.split(":");
     try {
-      names[card] = (await cardMoves(card, player)).name;
+      names[card] = (await cardMoves(card, who)).name;
     } catch { names[card] = ""; }
   }));
   openSheet([
-    sheetHead("Which secret was revealed?", "secret"),
-    h("div", { class: "secret-list" }, secrets.map((secret, index) => h("button", {
-      class: "btn big", testid: `secret-${index}`,
-      onclick: () => { closeSheet(); send(secret); },
-    }, cardLabel(secret.card), ` ${names[secret.card] || ""}`,
-    secret.target ? h("small", { class: "secret-at" },
-      `at ${characterName(app.state, secret.target)}`) : null))),
+    sheetHead(title, "secret"),
+    h("div", { class: "secret-list", testid: "secret-list" }, secrets.map((secret, index) =>
+      h("button", {
+        class: "btn big", testid: `secret-${index}`,
+        onclick: () => { closeSheet(); send(secret); },
+      }, cardLabel(secret.card), ` ${names[secret.card] || ""}`,
+      secret.target ? h("small", { class: "secret-at" },
+        `at ${characterName(app.state, secret.target)}`) : null)),
+    others.map((s) => h("button", {
+      class: "btn big", testid: `secret-card-${s.card}`,
+      onclick: () => revealSecret(player, s.card, s),
+    }, cardLabel(s.card), ` ${s.name || ""}`,
+    h("small", { class: "secret-at" }, "pick what it answers")))),
   ], "secret-sheet");
 }
 
 function revealSecret(player, card, info) {
   closeSheet();
   pickTargets({
-    title: `${player} reveals ${cardText(card)} ${info.name || ""}`,
+    title: `${playerName(app.state, player)} reveals ${cardText(card)} ${info.name || ""}`,
     hint: "Tap the minion it answers, or no target",
     legal: () => new Set(allCharacters(app.state)),
     allowNone: true,
