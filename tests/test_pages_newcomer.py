@@ -13,7 +13,7 @@ import os
 import re
 
 import pytest
-from test_pages import (  # noqa: F401 (fixtures)
+from test_pages import (  # the fixtures too: browser, live, pages, server
     DOCS,
     OVERLAY,
     PHONE,
@@ -366,3 +366,56 @@ def wait_reveals(live, *, due: bool) -> None:
     Vaporize off, or not."""
     moves = live.get("/api/moves", headers=auth(live)).json()
     assert moves.get("secrets_due") is due, moves
+
+
+# --- 13a: the overlay asks for the secrets only when the server shows them -----------------------
+
+# Every address the page fetches, recorded as it asks (before any answer).
+RECORD_FETCHES = """(() => {
+  window.__asked = [];
+  const fetch = window.fetch.bind(window);
+  window.fetch = (what, ...rest) => {
+    window.__asked.push(String(what));
+    return fetch(what, ...rest);
+  };
+})()"""
+
+
+def open_overlay(browser, live):
+    """The overlay in its own context: its console, every line, from the first."""
+    context = browser.new_context(**OVERLAY)
+    page = context.new_page()
+    said = []
+    page.on("console", lambda message: said.append((message.type, message.text)))
+    page.on("pageerror", lambda error: said.append(("pageerror", str(error))))
+    page.add_init_script(RECORD_FETCHES)
+    page.goto(live.url + "/overlay")
+    return context, page, said
+
+
+def test_the_overlay_asks_for_secrets_only_when_the_server_shows_them(browser, live, tmp_path):
+    """Without `run --overlay-secrets` the overlay never asks /api/overlay/secrets (no 404
+    in its console), though a secret lies face down; with it, Jaina's Vaporize is listed face
+    up under her column."""
+    from live_server import ThreadServer
+
+    setting = [("end_turn", {})] * 4 + [("play", {"player": "p1", "card": "KS"})]
+    newcomer(live, setting)
+    context, overlay, said = open_overlay(browser, live)
+    try:
+        expect(tid(overlay, "secrets-p1")).to_have_text("1")  # the state is drawn
+        expect(tid(overlay, "face-up-p1")).to_be_hidden()
+        asked = overlay.evaluate("window.__asked")
+        assert not [a for a in asked if "/api/overlay/secrets" in a], asked
+        assert not [line for line in said if line[0] in ("error", "pageerror")], said
+    finally:
+        context.close()
+    with ThreadServer(tmp_path / "delayed", overlay_secrets=True) as delayed:
+        newcomer(delayed, setting)
+        context, stream, said = open_overlay(browser, delayed)
+        try:
+            expect(tid(stream, "face-up-p1")).to_contain_text("K♠ Vaporize")
+            expect(tid(stream, "face-up-p2")).to_be_hidden()
+            assert not [line for line in said if line[0] in ("error", "pageerror")], said
+        finally:
+            context.close()

@@ -8,13 +8,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter
-from fastapi.responses import FileResponse, Response
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse, HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from ..security import PAGE_POLICY
 
 PAGES = Path(__file__).resolve().parents[1] / "pages"
+PAGE_HEADERS = {"Cache-Control": "no-cache", "Content-Security-Policy": PAGE_POLICY}
+# the overlay page says whether the server shows it the secrets (`run --overlay-secrets`),
+# so that it asks GET /api/overlay/secrets only then (else a 404 in the browser's console)
+OVERLAY_SECRETS = ('<meta name="overlay-secrets" content="off">',
+                   '<meta name="overlay-secrets" content="on">')
 
 router = APIRouter(include_in_schema=False)
 
@@ -35,12 +40,18 @@ def static_files() -> Static:
 
 def _page(name: str) -> Callable[[], Any]:
     async def page() -> FileResponse:
-        return FileResponse(PAGES / name, media_type="text/html",
-                            headers={"Cache-Control": "no-cache",
-                                     "Content-Security-Policy": PAGE_POLICY})
+        return FileResponse(PAGES / name, media_type="text/html", headers=PAGE_HEADERS)
     return page
 
 
-for _route, _name in (("/", "phone.html"), ("/overlay", "overlay.html"),
-                      ("/watch", "watch.html"), ("/setup", "setup.html")):
+@router.get("/overlay")
+async def overlay(request: Request) -> HTMLResponse:
+    html = (PAGES / "overlay.html").read_text(encoding="utf-8")
+    if request.app.state.overlay_secrets:
+        html = html.replace(*OVERLAY_SECRETS)
+    return HTMLResponse(html, headers=PAGE_HEADERS)
+
+
+for _route, _name in (("/", "phone.html"), ("/watch", "watch.html"),
+                      ("/setup", "setup.html")):
     router.add_api_route(_route, _page(_name))

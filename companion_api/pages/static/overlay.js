@@ -32,8 +32,9 @@ function render(state) {
 }
 
 // The secrets set, face up, under each side: only when the server was started with
-// `run --overlay-secrets` (a stream with a delay); asked again when the count changes.
-let secretsShown = true; // until the server says the overlay shows none
+// `run --overlay-secrets` (a stream with a delay), as the page it served says; asked again
+// when the count changes.
+let secretsShown = document.querySelector('meta[name="overlay-secrets"]')?.content === "on";
 let secretsKey = "";
 async function showSecrets(state) {
   const key = `${state.game}:${state.players?.p1?.secrets}:${state.players?.p2?.secrets}`;
