@@ -31,6 +31,11 @@ from companion_api.server import Network
 # four questions open: three hero powers and a Frostbolt whose target it could not see.
 READING = Path(__file__).resolve().parent / "data" / "reading_anduin_jaina.jsonl.gz"
 
+# seconds: how long a test polls a server (or a camera) for what it waits for before it
+# fails. Not a wait on time: each poll ends as soon as the program says what it waits for;
+# this only bounds a hang, generously (a loaded machine may take many seconds).
+HANG_S = 120
+
 
 def free_port() -> int:
     with socket.socket() as probe:
@@ -115,7 +120,9 @@ def misread(reading, read: str, seen: str):
 
 class HeldFrames:
     """A reading's frames, the feed held before frame `at` (a table left as it is) until
-    `go()`: a person taps meanwhile, and the fix waits for the next frame."""
+    `go()`, however long the test takes: a person taps meanwhile, and the fix waits for the
+    next frame. (A test calls `go()` in a `finally`; a feed still held when its server stops
+    is a daemon thread, left.)"""
 
     def __init__(self, frames: list, at: int) -> None:
         self.frames, self.at = frames, at
@@ -125,7 +132,7 @@ class HeldFrames:
         for index, frame in enumerate(self.frames):
             if index == self.at:
                 self.reached.set()
-                self.going.wait(60)
+                self.going.wait()
             yield frame
 
     def __len__(self) -> int:
@@ -147,8 +154,9 @@ def held_camera(reading, at: int):
                                           speed=None)), held
 
 
-def wait_for_camera(live: LiveServer, timeout: float = 60) -> dict:
-    """The state once the recorded camera has played its game to the end."""
+def wait_for_camera(live: LiveServer, timeout: float = HANG_S) -> dict:
+    """The state once the recorded camera has played its game to the end (`timeout`: a
+    bound on a hang, not a wait: the state is polled until it says so)."""
     deadline = time.monotonic() + timeout
     while True:
         state = live.get("/api/state").json()
@@ -174,7 +182,7 @@ class ThreadServer:
 
     def __enter__(self) -> LiveServer:
         self.thread.start()
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + HANG_S
         while not self.server.started:
             if time.monotonic() > deadline or not self.thread.is_alive():
                 raise RuntimeError("the test server did not start")
@@ -209,14 +217,17 @@ class ProcessServer:
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             env={**os.environ, "PYTHONUNBUFFERED": "1"}, preexec_fn=self._limits)
         url = f"{'https' if self.trust else 'http'}://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
+        deadline = time.monotonic() + HANG_S  # it answers within seconds
+        while True:
             if self.process.poll() is not None:
                 raise RuntimeError(f"the server stopped: {self.process.stdout.read()}")
             try:
-                httpx.get(url + "/api/state", timeout=1, verify=self.trust or True)
+                httpx.get(url + "/api/state", timeout=5, verify=self.trust or True)
                 break
             except httpx.TransportError:
+                if time.monotonic() > deadline:
+                    self.kill()
+                    raise RuntimeError("the server never answered") from None
                 time.sleep(0.1)
         token = self.data / "token"  # none for the demo, whose folder is its own
         return LiveServer(url, token.read_text().strip() if token.exists() else "")

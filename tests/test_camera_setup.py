@@ -11,7 +11,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from live_server import ThreadServer
+from live_server import HANG_S, ThreadServer
 
 from calibration import DEFAULT_MARKERS, render_mat, table_to_view
 from simulator.camera import Camera, fit_distance
@@ -206,7 +206,7 @@ def test_the_setup_of_a_recording_through_the_server(tmp_path):
         return CameraFeed(recording, subscriber, speed=None)
     with ThreadServer(tmp_path / "data", camera=camera) as live:
         feed = live.app.state.table.feed
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + HANG_S
         while not (feed.status == "lost" and feed.picture is not None):  # played to its end
             assert time.monotonic() < deadline, feed.status
             time.sleep(0.05)

@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import cv2
 import numpy as np
-from live_server import free_port
+from live_server import HANG_S, free_port
 
 from companion_api.cli import main
 from companion_api.server import DEMO_RECORDING
@@ -90,7 +90,7 @@ def test_a_recording_too_fast_to_read_drops_frames_but_not_the_phone_inputs(tmp_
     feed = CameraFeed(Recording.at(folder), lambda update: published.append(
         (len(update.game.events), update.camera, update.game_number)))
     feed.start()
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + HANG_S
     while not published or published[-1] != (3, "lost", 1):
         assert time.monotonic() < deadline, f"the recording never ended: {published}"
         time.sleep(0.05)
@@ -174,7 +174,7 @@ def test_a_stream_that_stops_is_reopened_and_the_game_goes_on(tmp_path):
 
     feed.start()
     try:
-        wait_for("ok", 60)  # the models load first
+        wait_for("ok", HANG_S)  # the models load first
         frames_before = feed.frame
         off = time.monotonic()
         camera.off()
@@ -209,10 +209,10 @@ def test_camera_updates_that_wait_collapse_within_a_game_never_across_games(tmp_
         async def hold() -> None:
             async with table.lock:
                 held.set()
-                await asyncio.to_thread(release.wait, 10)
+                await asyncio.to_thread(release.wait, HANG_S)  # until released
 
         asyncio.run_coroutine_threadsafe(hold(), table._loop)
-        assert held.wait(5)
+        assert held.wait(HANG_S)
         version = live.get("/api/state").json()["version"]
         first = LiveTracker()
         first.phone(NewGame(heroes={"p1": "jaina", "p2": "thrall"}))
@@ -224,7 +224,7 @@ def test_camera_updates_that_wait_collapse_within_a_game_never_across_games(tmp_
         second.phone(NewGame(heroes={"p1": "jaina", "p2": "thrall"}))
         table.camera_changed(update(second, 2))
         release.set()
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + HANG_S
         while (state := live.get("/api/state").json())["version"] < version + 2:
             assert time.monotonic() < deadline, state["version"]
             time.sleep(0.02)

@@ -13,7 +13,15 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from live_server import READING, held_camera, misread, played, recorded_end, wait_for_camera
+from live_server import (
+    HANG_S,
+    READING,
+    held_camera,
+    misread,
+    played,
+    recorded_end,
+    wait_for_camera,
+)
 from test_api import Quick, one_sentence, serve, state
 from test_fixes import _misread_game
 
@@ -36,8 +44,8 @@ def held(tmp_path, reading) -> Iterator[tuple[Quick, object]]:
     camera, frames = held_camera(misread(reading, "8C", "8H"), HELD_AT)
     with serve(tmp_path, camera=camera) as live:
         try:
-            assert frames.reached.wait(30), "the camera never reached the frame"
-            deadline = time.monotonic() + 10
+            assert frames.reached.wait(HANG_S), "the camera never reached the frame"
+            deadline = time.monotonic() + HANG_S
             # every view before the hold published: the play, the phone's end of turn,
             # Frostbolt, then 2S (the server takes the camera's updates as they come)
             while state(live)["events"] < PLAYED + 4:
@@ -128,7 +136,7 @@ def test_what_the_camera_missed_is_added_after_an_event_and_fixed_like_its_own(h
     # an option stands for the whole view (the 8H, and the power added to it): without it
     without = [[e.get("card") for e in o["events"]] for o in offer["options"]].index(["8H"])
     assert live.post(f"/api/events/{PLAYED + 1}/fix", {"option": without}).status_code == 200
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + HANG_S
     while len(fixed := live.get("/api/log").json()["events"]) == len(log):
         assert time.monotonic() < deadline, "taking the added event back never came"
         time.sleep(0.02)
@@ -183,7 +191,7 @@ def test_the_feed_applies_a_fix_only_to_the_event_it_was_made_for(capfd):
         # a fix is queued again only once the last was taken: a second stale one, then
         # the good one. (Not by reading stderr as it comes: capfd may lose a line that a
         # thread writes while it is read.)
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + HANG_S
         while not feed.fix(Fix(played_at, stale, card="4H")):
             assert time.monotonic() < deadline, "the stale fix was never taken"
             time.sleep(0.02)

@@ -854,7 +854,7 @@ def test_a_misread_card_is_named_on_the_phone_two_events_later(browser, tmp_path
     with ThreadServer(tmp_path / "data", camera=camera) as live:
         pages = Pages(browser, live)
         try:
-            assert frames.reached.wait(30), "the camera never reached the frame"
+            assert frames.reached.wait(PATIENCE_S), "the camera never reached the frame"
             phone = pages.phone()
             expect(tid(phone, "minion-8H")).to_be_visible()
             line = tid(phone, "recent-16")
@@ -912,7 +912,7 @@ def test_what_the_camera_missed_is_recorded_on_the_phone_after_the_event_it_foll
     with ThreadServer(tmp_path / "data", camera=camera) as live:
         pages = Pages(browser, live)
         try:
-            assert frames.reached.wait(30), "the camera never reached the frame"
+            assert frames.reached.wait(PATIENCE_S), "the camera never reached the frame"
             phone = pages.phone()
             line = tid(phone, "recent-16")
             expect(line).to_contain_text("Anduin plays 8♥")

@@ -17,7 +17,7 @@ import cv2
 import httpx
 import numpy as np
 import pytest
-from live_server import ProcessServer, ThreadServer
+from live_server import HANG_S, ProcessServer, ThreadServer
 
 from companion_api import store
 from companion_api.app import ServerLimits
@@ -34,9 +34,17 @@ def _state(live) -> dict:
     return {k: v for k, v in live.get("/api/state").json().items() if k not in VOLATILE}
 
 
+def _log(live) -> str:
+    """The log as the phone downloads it (with the token: while a secret lies face down,
+    the log names it)."""
+    response = live.get("/api/log.jsonl", headers={"Authorization": f"Bearer {live.token}"})
+    response.raise_for_status()
+    return response.text
+
+
 def _replayed(tmp_path, live) -> dict:
     log = tmp_path / "downloaded.jsonl"
-    log.write_text(live.get("/api/log.jsonl").text)
+    log.write_text(_log(live))
     return replay_log(log).state().model_dump(mode="json")
 
 
@@ -109,14 +117,17 @@ def test_sigkill_in_a_stream_of_events_loses_nothing_that_was_acknowledged(tmp_p
 
     poster = threading.Thread(target=post_until_killed)
     poster.start()
-    time.sleep(1.0)
+    deadline = time.monotonic() + HANG_S
+    while len(acknowledged) < 8 and poster.is_alive():  # the stream is under way: kill it
+        assert time.monotonic() < deadline, "the events were never acknowledged"
+        time.sleep(0.005)
     server.kill()
     poster.join(10)
     assert acknowledged, "no event was acknowledged before the kill"
 
     live = server.start()
     try:
-        kept = [json.loads(line) for line in live.get("/api/log.jsonl").text.splitlines()]
+        kept = [json.loads(line) for line in _log(live).splitlines()]
         kept = [{k: v for k, v in e.items() if k != "source"} for e in kept[1:]]
         # every acknowledged event is there, in order; at most one more (written, then killed
         # before the answer went out)
@@ -181,7 +192,8 @@ def test_a_port_in_use_is_a_one_line_error(tmp_path):
 
 
 def _until(live, test, seconds: float, what: str) -> dict:
-    """The state once `test(state)` holds, polled; fails after `seconds`."""
+    """The state once `test(state)` holds, polled; fails after `seconds` (a bound on a
+    hang: the poll ends as soon as the state says it)."""
     deadline = time.monotonic() + seconds
     while not test(state := live.get("/api/state").json()):
         assert time.monotonic() < deadline, f"{what} within {seconds:g} s: {state}"
@@ -198,11 +210,11 @@ def test_the_demo_plays_its_recording_through_the_camera_as_a_live_game(tmp_path
     server = ProcessServer(tmp_path, "--demo", "--demo-pace", "4")
     live = server.start()
     try:
-        state = _until(live, lambda s: s["players"], 15,
+        state = _until(live, lambda s: s["players"], HANG_S,
                        "the recording's phone inputs started a game")
         assert {p: s["hero"] for p, s in state["players"].items()} == {
             "p1": "valeera", "p2": "thrall"}
-        state = _until(live, _minions, 40, "a minion was read from the table")
+        state = _until(live, _minions, HANG_S, "a minion was read from the table")
         assert state["camera"] in ("ok", "moved")
         with httpx.stream("GET", live.url + "/stream.mjpg", timeout=10) as stream:
             chunks = stream.iter_bytes()
@@ -223,7 +235,7 @@ def test_the_demo_starts_its_game_again_after_the_end(tmp_path):
     server = ProcessServer(tmp_path, "--demo", "--demo-pace", "30")  # 4 s a game
     live = server.start()
     try:
-        deadline = time.monotonic() + 25
+        deadline = time.monotonic() + HANG_S
         while len(games := live.get("/api/games").json()) < 2:
             assert time.monotonic() < deadline, f"the demo never started again: {games}"
             time.sleep(0.2)
@@ -259,7 +271,7 @@ def test_a_full_disk_keeps_the_game_in_memory_and_saves_it_when_there_is_room(
         assert path.read_bytes() == saved  # what was saved stays, with no half line after it
         assert not list(tmp_path.rglob("*.tmp"))  # nor a half-written copy taking room
         monkeypatch.undo()  # room again: saved within the retry's period
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + HANG_S
         while "unsaved" in server.get("/api/state").json():
             assert time.monotonic() < deadline, "the game was never saved again"
             time.sleep(0.05)
@@ -289,13 +301,13 @@ def test_with_a_source_the_camera_keeps_the_game_and_the_phone_gives_the_rest(tm
     server = ProcessServer(tmp_path / "data", "--source", str(frames))
     live = server.start()
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + HANG_S
         while live.get("/api/state").json().get("camera") != "lost":
             assert time.monotonic() < deadline, "the state never said the camera is lost"
             time.sleep(0.2)
         live.post("/api/new-game", {"heroes": {"p1": "jaina", "p2": "thrall"}}
                   ).raise_for_status()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + HANG_S
         while live.get("/api/state").json()["phase"] != "mulligan":
             assert time.monotonic() < deadline, "the phone's new game never reached the state"
             time.sleep(0.1)
@@ -308,7 +320,7 @@ def test_with_a_source_the_camera_keeps_the_game_and_the_phone_gives_the_rest(tm
         # a play the camera missed is the phone's to add
         live.post("/api/events", {"type": "play", "player": "p1", "card": "6H"}
                   ).raise_for_status()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + HANG_S
         while live.get("/api/state").json()["events"] < 2:
             assert time.monotonic() < deadline, "the missed play never reached the state"
             time.sleep(0.1)
