@@ -419,3 +419,40 @@ def test_the_overlay_asks_for_secrets_only_when_the_server_shows_them(browser, l
             assert not [line for line in said if line[0] in ("error", "pageerror")], said
         finally:
             context.close()
+
+
+# --- 14: the screen stays on while a game is on ---------------------------------------------------
+
+def test_the_phone_keeps_its_screen_on_while_a_game_is_on(pages, live):
+    """Chromium grants the page a screen wake lock once a game is on (body data-wake-lock
+    is what navigator.wakeLock.request answered: "on"; a browser that refuses says
+    "refused", one without the API "unsupported"). "Keep the screen on" in the menu lets it
+    go, remembered on this phone across a reload, and takes it again; a game over lets it
+    go. (The lock asked again when the page is shown again is not checked here: headless
+    Chromium never hides a page.)"""
+    phone = pages.phone()
+    expect(tid(phone, "setup")).to_be_visible()
+    expect(phone.locator("body[data-wake-lock=off]")).to_have_count(1)  # no game: no lock
+    newcomer(live)
+    expect(phone.locator("body[data-wake-lock=on]")).to_have_count(1)
+    assert phone.evaluate("document.body.dataset.wakeLockAsked") == "1"
+    tid(phone, "btn-menu").click()
+    switch = tid(phone, "toggle-awake")
+    expect(tid(phone, "toggle-awake-row")).to_contain_text("Keep the screen on")
+    expect(switch).to_be_checked()
+    shot(phone, "newcomer-menu-awake")
+    switch.uncheck()
+    expect(phone.locator("body[data-wake-lock=off]")).to_have_count(1)
+    assert phone.evaluate("localStorage.getItem('hearthtop.keepAwake')") == "off"
+    phone.reload()
+    expect(tid(phone, "btn-play")).to_be_visible()
+    expect(phone.locator("body[data-wake-lock=off]")).to_have_count(1)
+    assert phone.evaluate("document.body.dataset.wakeLockAsked") is None  # never asked
+    tid(phone, "btn-menu").click()
+    expect(tid(phone, "toggle-awake")).not_to_be_checked()
+    tid(phone, "toggle-awake").check()
+    expect(phone.locator("body[data-wake-lock=on]")).to_have_count(1)
+    tid(phone, "menu-close").click()
+    live.event("concede", player="p2")
+    expect(tid(phone, "result")).to_have_text("Jaina wins")
+    expect(phone.locator("body[data-wake-lock=off]")).to_have_count(1)

@@ -15,6 +15,7 @@ const RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
 const SUITS = ["S", "H", "D", "C"];
 const TOKEN_KEY = "hearthtop.token";
 const HEROES_KEY = "hearthtop.heroes";
+const AWAKE_KEY = "hearthtop.keepAwake"; // "off": the screen may dim and lock mid-game
 const NEARLY_OUT = 3;
 
 const app = {
@@ -229,6 +230,7 @@ function render() {
   $("any-badge").hidden = !app.any;
   if (!state) return;
   document.body.dataset.events = state.events; // what a test (or a person) may wait on
+  keepAwake();
   document.body.dataset.camera = state.camera || "none"; // with a live source: its condition
   const inGame = Boolean(state.players?.p1);
   $("turn").textContent = !inGame ? "Hearthtop"
@@ -1433,6 +1435,7 @@ function openMenu() {
           toast(app.any ? "Any action: every move is offered; illegal ones get an alert."
             : "Only legal moves are offered.", "info");
         } })) : null,
+    awakeSwitch(),
     canWrite() ? item("New game…", "menu-new-game", openNewGame) : null,
     canWrite() && inGame && !state.over ? PLAYERS.map((p) =>
       item(`${playerName(state, p)} concedes…`, `menu-concede-${p}`, () => concede(p),
@@ -1547,6 +1550,79 @@ function followBarHeight() {
   addEventListener("resize", set);
   addEventListener("scroll", placeToasts, { passive: true });
   set();
+}
+
+// --- keeping the screen on ------------------------------------------------------------------
+//
+// While a game is on, the screen stays on (the Screen Wake Lock API): a phone lying on the
+// table between two players must not dim and lock mid-game. The browser lets the lock go
+// whenever the page is hidden, so it is asked for again when the page is shown. "Keep the
+// screen on" in the menu turns it off, remembered on this phone. body data-wake-lock says
+// what the browser answered: on, off (not wanted now, or let go), refused, unsupported.
+
+const awake = { lock: null, asking: false, refused: false, asked: 0 };
+
+function awakeWanted() {
+  return localStorage.getItem(AWAKE_KEY) !== "off";
+}
+
+function setAwake(status) {
+  document.body.dataset.wakeLock = status;
+}
+
+async function keepAwake() {
+  if (!navigator.wakeLock) {
+    setAwake("unsupported");
+    return;
+  }
+  const state = app.state;
+  const wanted = awakeWanted() && Boolean(state?.players?.p1) && !state.over
+    && document.visibilityState === "visible";
+  if (!wanted) {
+    const lock = awake.lock;
+    awake.lock = null;
+    lock?.release().catch(() => {});
+    if (!awake.asking) setAwake("off");
+    return;
+  }
+  if (awake.lock || awake.asking || awake.refused) return;
+  awake.asking = true;
+  awake.asked += 1;
+  document.body.dataset.wakeLockAsked = String(awake.asked);
+  try {
+    const lock = await navigator.wakeLock.request("screen");
+    awake.lock = lock;
+    setAwake("on");
+    lock.addEventListener("release", () => {
+      if (awake.lock === lock) awake.lock = null;
+      if (!awake.lock) setAwake("off");
+    });
+  } catch {
+    awake.refused = true; // asked again when the page is shown again, or the switch moves
+    setAwake("refused");
+  } finally {
+    awake.asking = false;
+  }
+  keepAwake(); // wanted no longer meanwhile (the game over, the switch off): let go
+}
+
+document.addEventListener("visibilitychange", () => {
+  awake.refused = false;
+  keepAwake();
+});
+
+function awakeSwitch() {
+  const why = { refused: "The browser refused: the screen may still lock.",
+    unsupported: "This browser cannot keep the screen on." }[document.body.dataset.wakeLock];
+  return h("label", { class: "switch-row", testid: "toggle-awake-row" },
+    h("span", {}, h("b", {}, "Keep the screen on"),
+      h("small", {}, why || "While a game is on, so that the phone does not dim and lock.")),
+    h("input", { type: "checkbox", class: "switch on-green", testid: "toggle-awake",
+      checked: awakeWanted(), onchange: (e) => {
+        localStorage.setItem(AWAKE_KEY, e.target.checked ? "on" : "off");
+        awake.refused = false;
+        keepAwake();
+      } }));
 }
 
 // --- connection status -----------------------------------------------------------------------
