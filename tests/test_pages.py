@@ -788,7 +788,7 @@ def test_split_damage_and_choose_one(pages, live):
     phone = pages.phone()
     # Arcane Missiles: three points, one tap each (the 2♦ gives no Spell Damage to Jaina)
     wait_moves(phone, "btn-attack", "can attack")
-    play_card(phone, "J")  # Arcane Missiles in every suit: the first still to be played
+    play_card(phone, "J")  # Arcane Missiles in every suit: recorded by its rank alone
     expect(tid(phone, "mode-hint")).to_contain_text("3 points")
     tid(phone, "minion-2D").click()
     tid(phone, "minion-2D").click()
@@ -804,8 +804,9 @@ def test_split_damage_and_choose_one(pages, live):
     tid(phone, "minion-6H").click()
     expect(tid(phone, "minion-6H")).to_have_count(0)
     log = live.get("/api/log").json()["events"]
-    assert log[-1] == {"type": "play", "player": "p2", "card": "QS", "target": "6H",
+    assert log[-1] == {"type": "play", "player": "p2", "card": "Q", "target": "6H",
                        "choice": 1, "source": "phone"}
+    assert log[-3]["card"] == "J"
     assert log[-3]["target"] == ["2D", "2D", "p2"]
     assert state_of(live)["alerts"] == []
     shot(phone, "g-choices")
