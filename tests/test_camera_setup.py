@@ -207,7 +207,7 @@ def test_the_setup_of_a_recording_through_the_server(tmp_path):
     with ThreadServer(tmp_path / "data", camera=camera) as live:
         feed = live.app.state.table.feed
         deadline = time.monotonic() + HANG_S
-        while not (feed.status == "lost" and feed.picture is not None):  # played to its end
+        while not feed.ended:  # played to its end
             assert time.monotonic() < deadline, feed.status
             time.sleep(0.05)
         check = live.get("/api/setup").json()
@@ -219,3 +219,21 @@ def test_the_setup_of_a_recording_through_the_server(tmp_path):
         assert picture.headers["content-type"] == "image/jpeg"
         image = cv2.imdecode(np.frombuffer(picture.content, np.uint8), cv2.IMREAD_COLOR)
         assert image.shape == (720, 1280, 3)
+
+
+def test_a_camera_whose_first_picture_is_being_read_is_starting_not_lost_or_ended(tmp_path):
+    """The models load at the first look: meanwhile the feed is not "ok" yet, but a picture
+    is there. The setup page says it is starting, not that the camera is lost or that the
+    recording has ended (which only a recording played to its end is)."""
+    from types import SimpleNamespace
+
+    from companion_api.routers.setup import _condition
+
+    recording = Recording.at(demo_frames(tmp_path / "frames", 1))
+    feed = SimpleNamespace(status="lost", picture=np.zeros((4, 4, 3), np.uint8), frame=0,
+                           ended=False, source=recording)
+    assert _condition(feed).startswith("Reading the camera's first picture")
+    feed.frame = 1  # looked at, and still nothing: lost
+    assert _condition(feed).startswith("No picture from the camera")
+    feed.ended = True
+    assert _condition(feed) == "The recording has ended: this is its last picture."

@@ -29,6 +29,7 @@ CONDITION = {
     "moved": "The camera moved: it is finding the table again; keep it still.",
 }
 ENDED = "The recording has ended: this is its last picture."
+STARTING = "Reading the camera's first picture (the card models load, a few seconds)."
 
 
 @router.get("", summary="The camera setup check of the latest frame: the markers found, "
@@ -72,7 +73,10 @@ def _markers_pdf() -> bytes:
 
 
 def _condition(feed: CameraFeed) -> str | None:
-    """The camera's condition in a sentence, when it is not right."""
-    if feed.status == "lost" and isinstance(feed.source, Recording) and feed.picture is not None:
+    """The camera's condition in a sentence, when it is not right: a picture taken whose
+    first look is not done is no lost camera (the models load at the first)."""
+    if feed.ended and isinstance(feed.source, Recording):
         return ENDED
+    if feed.status == "lost" and feed.picture is not None and feed.frame == 0:
+        return STARTING
     return CONDITION.get(feed.status)

@@ -116,6 +116,7 @@ class CameraFeed:
         self.tracker = LiveTracker()
         self.games = 0
         self.status = "lost"
+        self.ended = False  # the recording was played to its end (not looped again)
         self.jpeg: bytes | None = None  # the latest annotated frame
         self.picture: np.ndarray | None = None  # the latest frame, as the camera gave it
         self.pictured_at = 0.0  # when (time.monotonic)
@@ -280,7 +281,7 @@ class CameraFeed:
                 return
 
     def _idle(self) -> None:
-        self.status = "lost"  # the recording ended: the phone's inputs still count
+        self.status, self.ended = "lost", True  # the phone's inputs still count
         self._publish()
         while not self._stop.wait(0.1):
             if self._take_inputs():
