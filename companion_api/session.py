@@ -86,8 +86,10 @@ def narration(game: Game, count: int = RECENT) -> list[str]:
         view.apply(event)
         after = view.state()
         names = minion_names(*(s for s in (before, after) if s is not None))
+        # (an event that begins the game from the mulligans, as in a log without them, is
+        # made in turn 1: "[turn 1] turn ends", not "[turn 0]")
         line = describe_event(view, event, hide_secrets=True, names=names,
-                              turn=before.turn if before is not None else None)
+                              turn=max(before.turn, 1) if before is not None else None)
         did = outcome(before, after, rattles) if before is not None else ""
         lines.append(f"{line}: {did}" if did else line)
         before = after

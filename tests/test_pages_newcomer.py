@@ -456,3 +456,31 @@ def test_the_phone_keeps_its_screen_on_while_a_game_is_on(pages, live):
     live.event("concede", player="p2")
     expect(tid(phone, "result")).to_have_text("Jaina wins")
     expect(phone.locator("body[data-wake-lock=off]")).to_have_count(1)
+
+
+# --- 13c: the demo's history begins with the deal and the mulligans -----------------------------
+
+def test_the_demos_history_begins_with_the_mulligans(browser, tmp_path):
+    """`run --demo`: the phone's history opens with the new game, Valeera's and Thrall's
+    mulligans (the phone's inputs, which no camera sees) and then the end of Valeera's turn
+    1, tagged T1: no "turn 0"."""
+    from live_server import ProcessServer
+
+    server = ProcessServer(tmp_path / "data", "--demo", "--demo-pace", "4")
+    live = server.start()
+    watchers = Pages(browser, live)
+    try:
+        phone = watchers.phone(token=False)
+        recent = tid(phone, "recent")
+        expect(recent).to_contain_text("turn ends", timeout=60_000)  # frame 397: 7 s at pace 4
+        lines = [line.strip() for line in recent.locator("li").all_inner_texts()][::-1]
+        assert lines[:4] == ["New game: Valeera Sanguinar goes first, Thrall second",
+                             "Valeera mulligans 2 cards", "Thrall mulligans 3 cards",
+                             "T1turn ends"], lines
+        expect(recent.locator(".recent-turn").filter(has_text="T0")).to_have_count(0)
+        shot(phone, "newcomer-demo-history")
+    finally:
+        watchers.close()
+        output = server.stop()
+    assert not watchers.errors, watchers.errors
+    assert "Traceback" not in output

@@ -1,7 +1,7 @@
 """Changing the game: an event, an undo, a new game. With a camera, the camera keeps the
-game: the phone gives what no camera sees (a new game, the end of a turn, a concession) and
-what the camera missed (a play, an attack, a hero power, a secret revealed), which go to
-the camera's tracker."""
+game: the phone gives what no camera sees (a new game, a mulligan, the end of a turn, a
+concession) and what the camera missed (a play, an attack, a hero power, a secret
+revealed), which go to the camera's tracker."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from fastapi import APIRouter, Body
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from tracker.camera import MISSABLE, PHONE_EVENTS
+from tracker.camera import MISSABLE, PHONE_INPUTS
 from tracker.rules import EngineError, Event, Game, LogError, NewGame, Player, parse_event
 
 from ..dependencies import WRITES, Table, TableDep
@@ -70,10 +70,10 @@ def _to_the_camera(table: Table, event: Event) -> bool:
     frame); anything else is the camera's to see. False without a camera."""
     if not table.feed:
         return False
-    if event.type not in PHONE_EVENTS:
+    if event.type not in PHONE_INPUTS:
         raise Refused(409, f"the camera keeps this game: a {event.type} is read from the "
-                           "table; the phone gives new games, ends of turn, concessions and "
-                           "what the camera missed")
+                           "table; the phone gives new games, mulligans, ends of turn, "
+                           "concessions and what the camera missed")
     if isinstance(event, NewGame):  # refused here: the camera's thread cannot answer
         try:
             Game().apply(event)

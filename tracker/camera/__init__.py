@@ -25,18 +25,28 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the public names, for type checkers and editors
     from .feed import STREAM_FPS, CameraFeed, CameraUpdate, Fix
-    from .live import MISSABLE, NOTHING, PHONE_EVENTS, Fixes, LiveTracker, fix_options, in_words
+    from .live import (
+        MISSABLE,
+        NOTHING,
+        PHONE_EVENTS,
+        PHONE_INPUTS,
+        Fixes,
+        LiveTracker,
+        fix_options,
+        in_words,
+    )
     from .questions import Answer, Question
     from .reader import TableReader
     from .recording import Reading, Recording, TrackError, TrackResult, read_phone, track
 
-__all__ = ["MISSABLE", "NOTHING", "PHONE_EVENTS", "STREAM_FPS", "Answer", "CameraFeed",
-           "CameraUpdate", "Fix", "Fixes", "LiveTracker", "Question", "Reading", "Recording",
-           "TableReader", "TrackError", "TrackResult", "fix_options", "in_words", "read_phone",
-           "track"]
+__all__ = ["MISSABLE", "NOTHING", "PHONE_EVENTS", "PHONE_INPUTS", "STREAM_FPS", "Answer",
+           "CameraFeed", "CameraUpdate", "Fix", "Fixes", "LiveTracker", "Question", "Reading",
+           "Recording", "TableReader", "TrackError", "TrackResult", "fix_options", "in_words",
+           "read_phone", "track"]
 
 _HOME = {"CameraFeed": "feed", "CameraUpdate": "feed", "STREAM_FPS": "feed", "Fix": "feed",
-         "LiveTracker": "live", "MISSABLE": "live", "PHONE_EVENTS": "live", "NOTHING": "live",
+         "LiveTracker": "live", "MISSABLE": "live", "PHONE_EVENTS": "live", "PHONE_INPUTS": "live",
+         "NOTHING": "live",
          "Fixes": "live", "fix_options": "live", "in_words": "live", "Answer": "questions",
          "Question": "questions", "TableReader": "reader", "Recording": "recording",
          "Reading": "recording", "TrackError": "recording", "TrackResult": "recording",

@@ -30,7 +30,10 @@ from .questions import Option, Question
 from .reconcile import BLIND_DEPTH, Explanation, explain, may_hold, view_distance
 from .view import NO_HINTS, Hints, TableView, expected_view, renamed
 
-PHONE_EVENTS = ("new_game", "end_turn", "concede")
+PHONE_EVENTS = ("new_game", "end_turn", "concede")  # no camera sees them: `simulate` writes them
+# what the phone also gives a camera game: the mulligans, made in the hands (no camera sees
+# how many cards a player set aside)
+PHONE_INPUTS = (*PHONE_EVENTS, "mulligan")
 MISSABLE = ("play", "attack", "hero_power", "secret_revealed")  # what a camera may miss
 ASKED = "Which happened? The first is in the score now."
 UNSURE = "Against the rules, or misread? The first is in the score, not flagged."
@@ -199,7 +202,9 @@ class LiveTracker:
         return self.game.events
 
     def phone(self, event: Event) -> None:
-        """An input from the phone: a new game (its deck order unknown) or an end of turn."""
+        """An input from the phone: a new game (its deck order unknown), a mulligan, an end
+        of turn or a concession. A mulligan once the game has begun changes nothing (the
+        engine keeps it with its alert)."""
         self.decide()  # a turn's end closes what happened in it
         self._last = None  # what is explained before a turn's end is not revised after it
         if isinstance(event, NewGame):

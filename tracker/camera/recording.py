@@ -1,8 +1,9 @@
 """Recordings of a game: a video file or a folder of frames, with the phone's inputs that
-came with it (`phone.jsonl`, as `simulate` writes it: no camera sees a new game or the end of
-a turn), read frame by frame; `track`, the whole camera path over one, as fast as it can,
-with no server (the command of that name); and `Reading`, what the recogniser read of each
-frame of a game, kept to be played again through the stabilizer and the tracker."""
+came with it (`phone.jsonl`, as `simulate` writes it: no camera sees a new game, a mulligan
+or the end of a turn), read frame by frame; `track`, the whole camera path over one, as fast
+as it can, with no server (the command of that name); and `Reading`, what the recogniser
+read of each frame of a game, kept to be played again through the stabilizer and the
+tracker."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from tracker.rules.events import Event, LogError, NewGame, parse_event, read_tex
 from tracker.rules.heroes import HeroError, get_hero
 from vision.image import ImageError, read_image
 
-from .live import PHONE_EVENTS, LiveTracker
+from .live import PHONE_INPUTS, LiveTracker
 from .reader import TableReader
 from .stabilize import Sighting
 
@@ -98,9 +99,9 @@ def read_phone(path: Path) -> dict[int, list[Event]]:
         except (ValueError, KeyError, TypeError, LogError, RecursionError) as error:
             reason = "nested too deeply" if isinstance(error, RecursionError) else error
             raise TrackError(f"{path}:{number}: not a phone input ({reason})") from None
-        if event.type not in PHONE_EVENTS:
+        if event.type not in PHONE_INPUTS:
             raise TrackError(f"{path}:{number}: {event.type} is not a phone input "
-                             f"(only {', '.join(PHONE_EVENTS)})")
+                             f"(only {', '.join(PHONE_INPUTS)})")
         if isinstance(event, NewGame):
             try:
                 for hero in event.heroes.values():
