@@ -318,7 +318,7 @@ def test_a_face_down_secret_is_named_only_when_set_off_or_shown_by_its_player(pa
     tid(phone, "key-6").click()
     tid(phone, "suit-H").click()
     expect(tid(phone, "minion-6H")).to_be_visible()
-    wait_reveals(live, due=False)
+    wait_reveals(phone, live, due=False)
     tid(phone, "btn-secret").click()
     sheet = tid(phone, "sheet")
     expect(sheet).to_contain_text("Which secret did Jaina turn over?")
@@ -341,7 +341,7 @@ def test_a_face_down_secret_is_named_only_when_set_off_or_shown_by_its_player(pa
     tid(phone, "minion-6H").click()
     tid(phone, "hero-p1").click()
     expect(tid(phone, "health-p1")).to_have_text("19")
-    wait_reveals(live, due=True)
+    wait_reveals(phone, live, due=True)
     tid(phone, "btn-secret").click()
     expect(tid(phone, "secret-0")).to_have_text(re.compile(r"K♠\s*Vaporize\s*at 6♥"))
     expect(tid(phone, "secret-warning")).to_have_count(0)
@@ -361,9 +361,11 @@ def auth(live) -> dict:
     return {"Authorization": f"Bearer {live.token}"}
 
 
-def wait_reveals(live, *, due: bool) -> None:
-    """What the server says of the reveals now (the page asks the same): the last event set
-    Vaporize off, or not."""
+def wait_reveals(phone, live, *, due: bool) -> None:
+    """The phone has the server's moves for the position now (body data-moves: the events
+    they are for), and the server says the last event set Vaporize off, or not."""
+    events = live.get("/api/state").json()["events"]
+    expect(phone.locator(f"body[data-moves='{events}']")).to_have_count(1)
     moves = live.get("/api/moves", headers=auth(live)).json()
     assert moves.get("secrets_due") is due, moves
 

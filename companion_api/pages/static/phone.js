@@ -162,16 +162,20 @@ async function refreshMoves() {
   if (!state || !state.players?.p1 || state.over) {
     app.moves = null;
     app.movesFor = "";
+    delete document.body.dataset.moves;
     return;
   }
   const key = `${state.game}:${state.version}:${state.events}`;
   if (app.movesFor === key) return;
   app.movesFor = key;
   app.moves = null; // the old list is for another position: nothing is offered meanwhile
+  delete document.body.dataset.moves;
   try {
     const moves = await api("GET", "/api/moves");
     if (app.movesFor !== key) return; // a newer state asked again meanwhile
     app.moves = moves;
+    // the events the buttons' moves are for: what a test (or a person) may wait on
+    document.body.dataset.moves = String(state.events);
     render();
   } catch {
     app.movesFor = ""; // asked again shortly: the buttons wait for this list
