@@ -130,6 +130,8 @@ def _accounted(board: Board, player: str, card: str) -> Found:
     known elsewhere (some told by rank alone: which of them is not known, but they are
     there)."""
     rank = parse_card(card).rank
+    if not by_rank(card) and not board.table.told_by_rank(rank):
+        return []  # a named card can be one of the four only where one was told by rank
     named, alone = board.table.of_rank(rank, hand=player if by_rank(card) else None)
     if len(named) + alone < 4:
         return []

@@ -224,6 +224,11 @@ class Table:
                 return place
         return None
 
+    def told_by_rank(self, rank: str) -> bool:
+        """Whether a card of `rank` lies told by its rank alone: such a card is played, so
+        it lies on the pile or face up in play (a weapon, a spell under a minion)."""
+        return rank in self.discard or any(rank in self._in_play(p) for p in self.sides)
+
     def of_rank(self, rank: str, *, hand: str | None = None) -> tuple[list[str], int]:
         """The cards of `rank` whose place is known, and how many of it lie told by their
         rank alone (on the pile, in play): together at most four. `hand`: a player whose
