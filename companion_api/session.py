@@ -49,6 +49,7 @@ from tracker.rules import (
     parse_card,
     power_uses,
     reactions,
+    when_due,
 )
 
 from .store import DataFolder, StoredLog, StoreError
@@ -273,14 +274,15 @@ class Session:
             return self.new_game(event)
         if self.game_id is None or self.game.table is None:
             raise Refused(409, "no game in progress: start one with POST /api/new-game")
-        if self.game.over:
+        late = answers(self.game, event)  # may undo the end: the attack that killed
+        if self.game.over and not late:
             raise Refused(409, f"the game is over ({self._result()}); undo the last event "
                                "or start a new game")
         if len(self.game.events) >= self.limits.max_events:
             raise Refused(409, f"the game holds {self.limits.max_events} events, the most "
                                "one game may; start a new game")
         never_set(self.game, event)
-        if answers(self.game, event):
+        if late:
             return self._before_last(event)
         try:
             alerts = self.game.apply(event)
@@ -302,9 +304,12 @@ class Session:
         except EngineError as error:
             game.apply(answered)
             raise Refused(422, str(error)) from None
-        goes_on = after_reveal(game, answered)
+        goes_on = None if game.over else after_reveal(game, answered)
         if goes_on is not None:
-            game.apply(goes_on)
+            try:
+                game.apply(goes_on)
+            except EngineError:  # it makes no sense on the table the secret left
+                goes_on = None
         self._late = (len(game.events), len(game.events) - (goes_on is not None) - 1,
                       answered)
         self._save()
@@ -396,9 +401,10 @@ class Session:
         names a face-down card. `secrets_due`: the reveals listed are those the last event
         set off, not every one the rules allow."""
         game = self.game
-        if game.table is None or game.over:
-            return {"active": game.active, "phase": game.phase, "moves": [], "cards": [],
-                    "options": []}
+        nothing = {"active": game.active, "phase": game.phase, "moves": [], "cards": [],
+                   "options": []}
+        if game.table is None:
+            return nothing
         player = player or game.active
         rng = random.Random(self.version)
         head = {"active": game.active, "phase": game.phase, "player": player}
@@ -407,8 +413,12 @@ class Session:
                 info = self.card_info(player, card)
             except EngineError as error:  # a rank alone where its suits are other cards
                 raise Refused(422, str(error)) from None
-            return {**head, **info, "options": self._options(
+            return {**head, **info, "options": [] if game.over else self._options(
                 card_plays(game, player, card, rng), self._seen_by(player, card))}
+        if game.over:  # only a secret the blow that ended it set off, which may stop it
+            late = when_due(game) if secrets else []
+            return {**nothing, "secrets_due": bool(late), "moves": [
+                m.model_dump(mode="json", exclude_none=True) for m in late]}
         if attacker is not None:
             everyone = characters(game)
             if attacker not in everyone:

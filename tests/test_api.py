@@ -478,6 +478,35 @@ def test_vaporize_told_after_the_attack_it_answers_stops_it(live, tmp_path):
     assert state(live)["players"] == now["players"]
 
 
+def test_vaporize_told_after_the_blow_that_ended_the_game_stops_it(live):
+    """Jaina at 4 health; Rexxar's 4♣ attacks her and the game is over. "Vaporize!" still
+    comes after: the phone is offered it (the only move of a game so ended) and it stops
+    the blow, so the game goes on with Jaina at 4."""
+    token = {"Authorization": f"Bearer {live.token}"}
+    _jaina_sets_vaporize(live)  # Rexxar's turn 8: he used no power yet
+    for _ in range(8):  # Steady Shot on each of Rexxar's turns: 16 damage
+        assert live.event("hero_power", player="p2").status_code == 200
+        live.event("end_turn")
+        live.event("end_turn")
+    assert state(live)["players"]["p1"]["health"] == 4
+    live.event("play", player="p2", card="4C")
+    live.event("end_turn")
+    live.event("end_turn")
+    over = live.event("attack", attacker="4C", target="p1").json()["state"]
+    assert over["over"] and over["winner"] == "p2"
+    assert live.get("/api/moves").json()["moves"] == []  # a watcher: no reveal named
+    offered = live.get("/api/moves", headers=token).json()
+    assert offered["secrets_due"] is True and offered["moves"] == [
+        {"type": "secret_revealed", "player": "p1", "card": "KS", "target": "4C"}]
+    stopped = live.event("secret_revealed", player="p1", card="KS", target="4C")
+    assert stopped.status_code == 200, stopped.text
+    now = stopped.json()["state"]
+    assert not now["over"] and now["players"]["p1"]["health"] == 4
+    assert now["players"]["p2"]["minions"] == []
+    undone = live.post("/api/undo").json()["state"]
+    assert undone["over"] and undone["players"]["p1"]["health"] == 0
+
+
 def test_the_cameras_questions_are_shown_and_answered(tmp_path):
     """The camera played a game it could not wholly see (a recorded reading): its questions
     are on every page; a bad answer is one sentence and changes nothing; an answer goes

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from test_pages import (  # the fixtures, by name
+    animations_done,
     browser,
     expect,
     live,
@@ -59,6 +60,7 @@ def test_vaporize_tapped_after_the_attack_on_the_phone_stops_the_attack(pages, l
     assert now["players"]["p1"]["health"] == health
     assert now["players"]["p2"]["minions"] == []
     expect(tid(phone, "hero-p1")).to_contain_text(str(health))
+    animations_done(phone)
     shot(phone, "told-vaporize-after-the-attack")
     assert [e["type"] for e in _logged(live)[-2:]] == ["end_turn", "secret_revealed"]
     tid(phone, "btn-undo").click()
@@ -101,3 +103,33 @@ def test_a_spell_tapped_by_its_rank_never_greys_out_the_other_players_card(pages
     assert _logged(live)[-1]["card"] == "QS" and state["players"]["p2"]["secrets"] == 1
     assert not [a for a in state["alerts"] if a["event"] >= count]
     assert (state["deck"], state["discard"]) == (after["deck"] - 1, after["discard"])
+
+
+def test_a_secret_told_after_the_blow_that_ended_the_game_is_still_offered(pages, live):
+    """Jaina at 4 health: Rexxar's 4♣ attacks her, the game is over, and the bar offers
+    New game, Undo and the Secret that blow set off. Vaporize, tapped, stops it: the game
+    goes on with Jaina at 4."""
+    start_game(live, "jaina", "rexxar")
+    events = [{"type": "play", "player": "p1", "card": "KS"}, *[{"type": "end_turn"}] * 7]
+    for _ in range(8):  # Steady Shot on each of Rexxar's turns: 16 damage
+        events += [{"type": "hero_power", "player": "p2"}, {"type": "end_turn"},
+                   {"type": "end_turn"}]
+    events += [{"type": "play", "player": "p2", "card": "4C"}, {"type": "end_turn"},
+               {"type": "end_turn"}]
+    for event in events:
+        live.event(**event).raise_for_status()
+    phone = pages.phone()
+    count = state_of(live)["events"]
+    _events(phone, count)
+    tid(phone, "minion-4C").click()
+    tid(phone, "hero-p1").click()
+    expect(tid(phone, "result")).to_be_visible()
+    tid(phone, "btn-secret").click()
+    expect(tid(phone, "secret-0")).to_have_text(re.compile(r"K♠\s*Vaporize\s*at 4♣"))
+    animations_done(phone)
+    shot(phone, "told-vaporize-after-the-last-blow")
+    tid(phone, "secret-0").click()
+    expect(tid(phone, "result")).to_be_hidden()
+    now = state_of(live)
+    assert not now["over"] and now["players"]["p1"]["health"] == 4
+    expect(tid(phone, "health-p1")).to_have_text("4")

@@ -152,15 +152,22 @@ def after_reveal(board: Board, event: Event) -> Event | None:
     return event
 
 
-def answers(game, event: Event) -> bool:
-    """Whether `event` is a "when" secret revealed just after the event it answers (its
-    owner says "Vaporize!" once the attack is declared): its place in the log is before
-    that event, which it may stop or turn aside."""
-    if not isinstance(event, SecretRevealed) or len(game.events) < 2 or game.over:
-        return False
+def when_due(game) -> list[SecretRevealed]:
+    """The "when" secrets the log's last event set off, oldest first: told after it (its
+    owner says "Vaporize!" once the attack is declared), each goes before it. Also once
+    that event ended the game: the secret may stop the blow that ended it."""
+    if len(game.events) < 2:
+        return []
     before = game.copy().undo_to(len(game.events) - 1)
-    return any(r.player == event.player and r.card == event.card
-               for r in reveals_before(before, game.events[-1]))
+    return [r.model_copy(update={"source": None})
+            for r in reveals_before(before, game.events[-1])]
+
+
+def answers(game, event: Event) -> bool:
+    """Whether `event` is a "when" secret revealed just after the event it answers: its
+    place in the log is before that event, which it may stop or turn aside."""
+    return isinstance(event, SecretRevealed) and any(
+        r.player == event.player and r.card == event.card for r in when_due(game))
 
 
 def due_secrets(game) -> list[SecretRevealed]:

@@ -159,8 +159,8 @@ function tokenRefused(message) {
 
 async function refreshMoves() {
   const state = app.state;
-  if (!state || !state.players?.p1 || state.over) {
-    app.moves = null;
+  if (!state || !state.players?.p1) { // (a game over still has moves: the secret the
+    app.moves = null; //                   blow that ended it set off, which may stop it)
     app.movesFor = "";
     delete document.body.dataset.moves;
     return;
@@ -538,8 +538,12 @@ function renderActions() {
     return;
   }
   if (state.over) {
+    // the blow that ended the game set a secret off ("Ice Barrier!"): it may still stop it
+    const late = legalMoves("secret_revealed").length ? bigButton(h("span", {},
+      h("b", {}, "Secret"), h("small", {}, "revealed")), "btn-secret", "btn-secret",
+    startSecret) : null;
     bar.replaceChildren(h("div", { class: "action-row" },
-      bigButton("New game", "btn-new-game", "btn-primary wide", openNewGame),
+      bigButton("New game", "btn-new-game", "btn-primary wide", openNewGame), late,
       bigButton("Undo", "btn-undo", "", askUndo)));
     return;
   }
