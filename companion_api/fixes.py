@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from cards import DECK, JOKER
 from tracker.camera import MISSABLE, Fix, Fixes, fix_options, in_words
-from tracker.rules import EngineError, Event, Game, Play, describe_event
+from tracker.rules import EngineError, Event, Game, Play, answers, describe_event
 
 from .session import Refused, Session, never_set
 
@@ -96,7 +96,7 @@ def missed(session: Session, camera: bool, event: Event, after: int | None) -> F
                            "can be added for it")
     if session.game.table is None:
         raise Refused(409, "no game in progress: start one with a new game first")
-    if after is None and session.game.over:
+    if after is None and session.game.over and not answers(session.game, event):
         raise Refused(409, "the game is over: what the camera missed before its end is added "
                            "with the Fix of the event it followed")
     before = session.game.copy().undo_to(len(events) if after is None else after + 1)
