@@ -486,3 +486,20 @@ def test_the_demos_history_begins_with_the_mulligans(browser, tmp_path):
         output = server.stop()
     assert not watchers.errors, watchers.errors
     assert "Traceback" not in output
+
+
+# --- the camera setup page, found from the menu before any camera is known --------------------
+
+def test_the_menu_always_leads_to_the_camera_setup_page(pages, live):
+    """A newcomer with no camera yet (or one whose first picture is still being read) finds
+    Camera setup in the menu, and the page says how to connect a camera; the item no longer
+    waits for a camera condition in a menu opened later."""
+    phone = pages.phone()
+    expect(tid(phone, "setup")).to_be_visible()  # no game yet: the new-game form
+    tid(phone, "btn-menu").click()
+    expect(tid(phone, "menu-setup")).to_be_visible()
+    tid(phone, "menu-setup").click()
+    expect(phone.locator("#error")).to_have_text(re.compile(
+        r"^No camera is connected: start the server with `run --source 0`"))
+    expect(phone.locator("#ready")).to_be_hidden()
+    shot(phone, "newcomer-setup-without-camera")

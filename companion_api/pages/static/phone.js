@@ -1456,7 +1456,9 @@ function openMenu() {
       { download: "" }) : null,
     link("Spectator page", "menu-watch", "/watch", { target: "_blank" }),
     link("Stream overlay (OBS)", "menu-overlay", "/overlay", { target: "_blank" }),
-    state?.camera ? link("Camera setup", "menu-setup", "/setup") : null,
+    // always: with no camera yet (or its first picture still being read) the page says
+    // how to connect one, rather than the item appearing only in a menu opened later
+    link("Camera setup", "menu-setup", "/setup"),
     canWrite() ? item("Forget the token on this phone", "menu-forget", () => {
       localStorage.removeItem(TOKEN_KEY);
       app.token = null;
