@@ -35,7 +35,6 @@ from tracker.rules import (
     GameState,
     NewGame,
     Play,
-    after_reveal,
     all_heroes,
     answers,
     card_cost,
@@ -49,6 +48,7 @@ from tracker.rules import (
     parse_card,
     power_uses,
     reactions,
+    reveal_before_last,
     when_due,
 )
 
@@ -298,18 +298,10 @@ class Session:
         Vaporize's owner by a minion it destroyed never hits), or not at all. Undo takes
         the secret back and puts the event back as it was told."""
         game = self.game
-        answered = game.pop()
         try:
-            alerts = game.apply(reveal)
+            alerts, answered, goes_on = reveal_before_last(game, reveal)
         except EngineError as error:
-            game.apply(answered)
             raise Refused(422, str(error)) from None
-        goes_on = None if game.over else after_reveal(game, answered)
-        if goes_on is not None:
-            try:
-                game.apply(goes_on)
-            except EngineError:  # it makes no sense on the table the secret left
-                goes_on = None
         self._late = (len(game.events), len(game.events) - (goes_on is not None) - 1,
                       answered)
         self._save()

@@ -24,7 +24,7 @@ from tracker.rules.engine import Game
 from tracker.rules.events import Attack, EndTurn, Event, NewGame, Play
 from tracker.rules.legality import characters
 from tracker.rules.narrate import describe_event
-from tracker.rules.secrets import after_reveal, answers
+from tracker.rules.secrets import answers, reveal_before_last
 
 from .questions import Option, Question
 from .reconcile import BLIND_DEPTH, Explanation, explain, may_hold, view_distance
@@ -528,13 +528,8 @@ class LiveTracker:
         the view that showed the event is explained so, not again (it showed the table
         before the secret went off)."""
         last = len(self.events) - 1
-        answered = self.events[last]
-        self.game.copy().undo_to(last).apply(reveal)  # checked before the log changes
+        reveal_before_last(self.game, reveal)  # EngineError: the game as it was
         self.choices = [c for c in self.choices if not c.covers(last)]
-        self._rewrite(last, [reveal])
-        goes_on = after_reveal(self.game, answered)
-        if goes_on is not None:
-            self.game.apply(goes_on)
 
     def questions(self) -> list[Question]:
         """The newest open choices, as questions for the phones: each option in words, with

@@ -45,7 +45,7 @@ from .events import (
 from .heroes import HeroError, all_heroes, get_hero, hero_names
 from .legality import card_plays, characters, power_uses, reactions
 from .narrate import describe_event, face_down_words, minion_names, outcome
-from .secrets import after_reveal, answers, due_secrets, when_due
+from .secrets import answers, due_secrets, reveal_before_last, when_due
 from .state import GameState
 from .table import HERO_POWER_COST
 
@@ -66,7 +66,6 @@ __all__ = [
     "NewGame",
     "Play",
     "Player",
-    "after_reveal",
     "all_heroes",
     "answers",
     "card_cost",
@@ -87,5 +86,6 @@ __all__ = [
     "power_uses",
     "reactions",
     "read_log",
+    "reveal_before_last",
     "when_due",
 ]

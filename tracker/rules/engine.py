@@ -521,8 +521,8 @@ class Game:
         if place == f"hand:{player}" or place == "discard":
             (side.hand if place.startswith("hand") else self.table.discard).remove(card)
         elif place is None:
-            alike = [c for c in side.hand if by_rank(card) and c not in (None, JOKER)
-                     and c[:-1] == card]
+            alike = [c for c in side.hand if c not in (None, JOKER) and c[:-1] == card
+                     ] if by_rank(card) else []
             if None in side.hand:
                 side.hand.remove(None)
             elif alike:  # told by its rank alone: one of that rank the hand is known to hold

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from cards import JOKER
 
 from .abilities import Ability
-from .board import Board
+from .board import Board, EngineError
 from .cards import other, parse_card
 from .effects import no_room_for
 from .events import Attack, Event, Play, SecretRevealed
@@ -150,6 +150,28 @@ def after_reveal(board: Board, event: Event) -> Event | None:
     if board.find(event.attacker) is None or board.find(event.target) is None:
         return None
     return event
+
+
+def reveal_before_last(game, reveal: SecretRevealed) -> tuple[list, Event, Event | None]:
+    """Put a "when" secret told after the event it answers (`answers`) before that event,
+    the log's last, as it went off at the table; the event then goes on as the secret left
+    it (`after_reveal`), or not at all: not in a game the secret ended, nor where it makes
+    no sense on the table the secret left. Returns the secret's alerts, the event as it was
+    told and as it went on (None: it never happened). A secret the engine cannot apply
+    there raises EngineError with the game as it was."""
+    answered = game.pop()
+    try:
+        alerts = game.apply(reveal)
+    except EngineError:
+        game.apply(answered)
+        raise
+    goes_on = None if game.over else after_reveal(game, answered)
+    if goes_on is not None:
+        try:
+            game.apply(goes_on)
+        except EngineError:
+            goes_on = None
+    return alerts, answered, goes_on
 
 
 def when_due(game) -> list[SecretRevealed]:

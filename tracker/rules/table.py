@@ -13,9 +13,10 @@ from collections.abc import Iterator, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cards import JOKER, RANKS
+from cards import JOKER
 
 from .abilities import Ability, Hero
+from .cards import by_rank
 
 Slot = str | None
 EXTERNAL = "EXTERNAL"
@@ -214,7 +215,7 @@ class Table:
     def where(self, card: str) -> str | None:
         """Which place holds `card`: deck, discard, set_aside, hand:P, play:P or marker:P.
         None for a rank alone: it is one of its rank's cards not seen yet."""
-        if card in RANKS:
+        if by_rank(card):
             return None
         for player in self.sides:
             if card in self._in_play(player):
