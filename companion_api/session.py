@@ -398,15 +398,16 @@ class Session:
         if game.table is None:
             return nothing
         player = player or game.active
+        viewer = player if secrets else None  # whose own face-down secrets may be named
         rng = random.Random(self.version)
         head = {"active": game.active, "phase": game.phase, "player": player}
         if card is not None:
             try:
-                info = self.card_info(player, card)
+                info = self.card_info(player, card, viewer)
             except EngineError as error:  # a rank alone where its suits are other cards
                 raise Refused(422, str(error)) from None
             return {**head, **info, "options": [] if game.over else self._options(
-                card_plays(game, player, card, rng), self._seen_by(player, card))}
+                card_plays(game, player, card, rng), self._seen_by(viewer, card))}
         if game.over:  # only a secret the blow that ended it set off, which may stop it
             late = when_due(game) if secrets else []
             return {**nothing, "secrets_due": bool(late), "moves": [
@@ -425,7 +426,7 @@ class Session:
         others, due = _due_first([m for m in reactions(game)
                                   if isinstance(m, Concede) or game.is_legal(m)], game)
         moves += [m for m in others if secrets or m.type != "secret_revealed"]
-        playable = [c["card"] for c in self._cards(player) if c["legal"]]
+        playable = [c["card"] for c in self._cards(player, viewer) if c["legal"]]
         return {**head, "moves": [m.model_dump(mode="json", exclude_none=True,
                                                exclude={"source"}) for m in moves],
                 "cards": playable, "secrets_due": due and secrets}
@@ -465,26 +466,27 @@ class Session:
         return {"player": player, "secrets": [
             {"card": card, "name": game.ability_of(player, card).name} for card in cards]}
 
-    def _face_down_to(self, player: str, card: str) -> bool:
-        """`card` lies face down as a secret of the player other than `player`."""
+    def _face_down_to(self, viewer: str | None, card: str) -> bool:
+        """`card` lies face down as a secret of a player other than `viewer` (None: a
+        watcher, to whom every secret is face down)."""
         return any(card in side.secrets for owner, side in self.game.sides.items()
-                   if owner != player)
+                   if owner != viewer)
 
-    def _seen_by(self, player: str, card: str) -> Game:
-        """The game as `player` may know it when naming `card`: where it lies face down as
-        the other player's secret, that secret is a card's back (the name would say which
-        secret it is, where `player` could not hold that card)."""
-        if not self._face_down_to(player, card):
+    def _seen_by(self, viewer: str | None, card: str) -> Game:
+        """The game as `viewer` may know it when naming `card`: where it lies face down as
+        another player's secret, that secret is a card's back (the name would say which
+        secret it is, where `viewer` could not hold that card)."""
+        if not self._face_down_to(viewer, card):
             return self.game
         seen = self.game.copy()
         for owner, side in seen.sides.items():
-            if owner != player:
+            if owner != viewer:
                 side.secrets = [BACK if c == card else c for c in side.secrets]
         return seen
 
-    def card_info(self, player: str, card: str) -> dict[str, Any]:
-        """What `card` is for `player`, and where it lies as far as `player` may know (a
-        secret of the other player's, face down, lies nowhere they know of)."""
+    def card_info(self, player: str, card: str, viewer: str | None) -> dict[str, Any]:
+        """What `card` is for `player`, and where it lies as far as `viewer` may know (a
+        secret of another player's, face down, lies nowhere they know of)."""
         ability = self.game.ability_of(player, card)
         if card != JOKER and parse_card(card).is_minion:
             stats = parse_card(card).stats
@@ -494,15 +496,15 @@ class Session:
             text = ability.text or f"a {stats}/{stats} minion with {name}"
         else:
             kind, name, text = ability.kind, ability.name, ability.text
-        place = None if self._face_down_to(player, card) else self.game.table.where(card)
+        place = None if self._face_down_to(viewer, card) else self.game.table.where(card)
         return {"card": card, "name": name, "kind": kind, "cost": card_cost(card),
                 "text": text, "place": place}
 
-    def _cards(self, player: str) -> list[dict[str, Any]]:
+    def _cards(self, player: str, viewer: str | None) -> list[dict[str, Any]]:
         found = []
         for card in CARDS:
             plays = card_plays(self.game, player, card, random.Random(self.version))
-            seen = self._seen_by(player, card)
+            seen = self._seen_by(viewer, card)
             found.append({"card": card, "legal": any(seen.is_legal(p) for p in plays)})
         return found
 

@@ -442,6 +442,12 @@ def test_the_other_player_cannot_find_a_face_down_secret_by_naming_its_card(live
         "KH" in live.get("/api/moves", headers=token).json()["cards"])
     own = live.get("/api/moves?card=KS&player=p1", headers=token).json()
     assert own["place"] == "play:p1"
+    # a watcher (no token) is told of no face-down secret, not even as its owner's card
+    for player in ("p1", "p2"):
+        watched = live.get(f"/api/moves?card=KS&player={player}")
+        assert watched.status_code == 200 and watched.json()["place"] is None
+        said = [a for o in watched.json()["options"] for a in o["alerts"]]
+        assert not [a for a in said if "in play" in a or "secret" in a], said
 
 
 def test_vaporize_told_after_the_attack_it_answers_stops_it(live, tmp_path):
